@@ -1,0 +1,18 @@
+#pragma once
+// Write-to-temporary-then-rename, so a crash never leaves a half-written file
+// where a good one was (checkpoints, prepared datasets, statistics files).
+#include <functional>
+#include <string>
+
+namespace hamgan {
+
+// Calls write(tmp_path) with a temporary path next to `final_path`, fsyncs the
+// result and renames it over `final_path`. If `write` throws, the temporary
+// file is removed and the exception propagates; `final_path` is untouched.
+void write_atomically(const std::string& final_path,
+                      const std::function<void(const std::string& tmp_path)>& write);
+
+// The temporary name used for `final_path` (same directory, so rename is atomic).
+std::string temporary_path_for(const std::string& final_path);
+
+}  // namespace hamgan

@@ -1,0 +1,30 @@
+#pragma once
+// Batch norm with per-class gain and bias tables (architecture.md §1.6):
+// γ = gain[y] (init 1, used directly), β = bias[y] (init 0), batch statistics
+// with biased variance over (N, H, W) in training, moving statistics in eval,
+// eps 1e-3, moving-average decay 0.999 (PyTorch momentum 0.001).
+// num_classes == 0 gives plain BN with a single γ/β vector (G's final BN).
+#include <torch/torch.h>
+
+namespace hamgan {
+
+struct ConditionalBatchNormOptions {
+  ConditionalBatchNormOptions(int64_t channels, int64_t num_classes) : channels_(channels), num_classes_(num_classes) {}
+  TORCH_ARG(int64_t, channels);
+  TORCH_ARG(int64_t, num_classes);
+  TORCH_ARG(double, eps) = 1e-3;
+  TORCH_ARG(double, momentum) = 1e-3;
+};
+
+class ConditionalBatchNormImpl : public torch::nn::Module {
+ public:
+  explicit ConditionalBatchNormImpl(const ConditionalBatchNormOptions& options);
+  // x: (N, C, H, W); labels: (N,) int64, ignored (may be undefined) when num_classes == 0.
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {});
+  ConditionalBatchNormOptions options;
+  torch::Tensor gain, bias;                  // (num_classes or 1, C)
+  torch::Tensor running_mean, running_var;  // buffers, (C)
+};
+TORCH_MODULE(ConditionalBatchNorm);
+
+}  // namespace hamgan

@@ -1,0 +1,68 @@
+#pragma once
+// Spectral normalisation as layers (architecture.md §1.7): a persistent u
+// buffer (N(0,1) init), one power iteration per training forward
+//   v = l2norm(Wᵀu), u = l2norm(W v), σ = uᵀ W v   (u, v are constants for autograd)
+// and u frozen in eval. The weight matrix is W viewed as (out, in·kh·kw).
+#include <torch/torch.h>
+
+namespace hamgan {
+
+enum class SNMode {
+  kClamp,  // W / max(1, σ): snconv2d, snlinear, sn_embedding
+  kExact,  // W / σ: sn_conv1x1 (attention convs, Hamburger breads)
+};
+
+// Returns W normalised by its spectral norm estimate. When `update` is true
+// the power iteration runs once and `u` is overwritten in place.
+torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
+                                 double eps = 1e-12);
+
+struct SNConv2dOptions {
+  SNConv2dOptions(int64_t in, int64_t out, int64_t kernel) : in_channels_(in), out_channels_(out), kernel_size_(kernel) {}
+  TORCH_ARG(int64_t, in_channels);
+  TORCH_ARG(int64_t, out_channels);
+  TORCH_ARG(int64_t, kernel_size);
+  TORCH_ARG(int64_t, padding) = -1;  // -1: 'same' (kernel_size / 2)
+  TORCH_ARG(bool, bias) = true;
+  TORCH_ARG(SNMode, mode) = SNMode::kClamp;
+};
+
+class SNConv2dImpl : public torch::nn::Module {
+ public:
+  explicit SNConv2dImpl(const SNConv2dOptions& options);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor normalized_weight();  // runs the power iteration when training
+  void reset_parameters();
+  SNConv2dOptions options;
+  torch::Tensor weight, bias, u;
+};
+TORCH_MODULE(SNConv2d);
+
+class SNLinearImpl : public torch::nn::Module {
+ public:
+  SNLinearImpl(int64_t in_features, int64_t out_features, bool bias = true, SNMode mode = SNMode::kClamp);
+  torch::Tensor forward(const torch::Tensor& x);
+  void reset_parameters();
+  int64_t in_features, out_features;
+  SNMode mode;
+  torch::Tensor weight, bias, u;
+};
+TORCH_MODULE(SNLinear);
+
+// Class embedding for the projection discriminator; normalised via its
+// transpose (embedding_dim × num_embeddings), which has the same singular values.
+class SNEmbeddingImpl : public torch::nn::Module {
+ public:
+  SNEmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim, SNMode mode = SNMode::kClamp);
+  torch::Tensor forward(const torch::Tensor& labels);
+  void reset_parameters();
+  int64_t num_embeddings, embedding_dim;
+  SNMode mode;
+  torch::Tensor weight, u;
+};
+TORCH_MODULE(SNEmbedding);
+
+// Glorot/Xavier-uniform weights and zero biases, the TF-GAN default (§1.1).
+void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out);
+
+}  // namespace hamgan
