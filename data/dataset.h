@@ -1,0 +1,43 @@
+#pragma once
+// Datasets yield (uint8 C×H×W image, int64 label) and know their class count.
+// Formats: IDX gzip (MNIST/Fashion-MNIST), image folders in ImageNet train
+// layout, HDF5 in BigGAN-PyTorch's layout (`imgs` N×3×H×W uint8, `labels` N int64).
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+namespace hamgan {
+
+// The embedded default: Debian's dataset-fashion-mnist package.
+inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+struct Example {
+  torch::Tensor image;  // uint8 (C, H, W)
+  int64_t label = 0;
+};
+
+class Dataset {
+ public:
+  virtual ~Dataset() = default;
+  virtual int64_t size() const = 0;
+  virtual Example get(int64_t index) const = 0;  // thread-safe
+  virtual int64_t num_classes() const = 0;
+  virtual int64_t channels() const = 0;
+  virtual int64_t height() const = 0;
+  virtual int64_t width() const = 0;
+  virtual std::string describe() const = 0;  // format and path, for logs
+};
+
+struct DatasetSpec {
+  std::string path = kDefaultFashionMnistDir;  // IDX dir, image folder or .hdf5 file
+  std::string split = "train";                 // IDX: train | test
+  int64_t size = 32;       // target side for IDX (padded/resized) and image folders
+  int64_t channels = 0;    // 0: the source's own (IDX 1, folders/HDF5 3); 1 or 3 converts
+  bool in_memory = false;  // HDF5: load the whole file when it fits
+};
+
+// Detects the format from the path and opens it; bad input throws DataError.
+std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec);
+
+}  // namespace hamgan

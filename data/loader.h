@@ -1,0 +1,45 @@
+#pragma once
+// Shuffled, seeded batches as float tensors in [-1, 1], optional horizontal
+// flip, prefetched on worker threads. Endless: each epoch is a new permutation
+// drawn from (seed, epoch), so the position (epoch, index) fully determines
+// what comes next and a resumed run continues the same data order.
+#include <torch/torch.h>
+
+#include <memory>
+
+#include "data/dataset.h"
+
+namespace hamgan {
+
+struct LoaderOptions {
+  int64_t batch_size = 64;
+  uint64_t seed = 0;
+  bool flip = false;    // random horizontal flip (seeded)
+  int64_t workers = 2;  // decoding threads
+  int64_t prefetch = 4; // batches ready ahead
+};
+
+struct Batch {
+  torch::Tensor images;  // float32 (B, C, H, W) in [-1, 1]
+  torch::Tensor labels;  // int64 (B)
+};
+
+struct LoaderPosition {
+  int64_t epoch = 0;
+  int64_t index = 0;  // next example within the epoch's permutation
+};
+
+class DataLoader {
+ public:
+  DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, LoaderPosition start = {});
+  ~DataLoader();
+  Batch next();
+  LoaderPosition position() const;  // position after the last batch returned by next()
+  const Dataset& dataset() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace hamgan
