@@ -19,21 +19,25 @@ void zero(torch::Tensor& b) {
   if (b.defined()) b.zero_();
 }
 
+void init_module(torch::nn::Module* m, InitScheme scheme) {
+  if (auto* c = dynamic_cast<SNConv2dImpl*>(m)) {
+    const int64_t k2 = c->options.kernel_size() * c->options.kernel_size();
+    init_tensor(c->weight, c->options.in_channels() * k2, c->options.out_channels() * k2, scheme);
+    zero(c->bias);
+  } else if (auto* l = dynamic_cast<SNLinearImpl*>(m)) {
+    init_tensor(l->weight, l->in_features, l->out_features, scheme);
+    zero(l->bias);
+  } else if (auto* e = dynamic_cast<SNEmbeddingImpl*>(m)) {
+    init_tensor(e->weight, e->num_embeddings, e->embedding_dim, scheme);
+  }
+}
+
 }  // namespace
 
 void init_weights(torch::nn::Module& root, InitScheme scheme) {
-  for (const auto& m : root.modules(/*include_self=*/true)) {
-    if (auto* c = dynamic_cast<SNConv2dImpl*>(m.get())) {
-      const int64_t k2 = c->options.kernel_size() * c->options.kernel_size();
-      init_tensor(c->weight, c->options.in_channels() * k2, c->options.out_channels() * k2, scheme);
-      zero(c->bias);
-    } else if (auto* l = dynamic_cast<SNLinearImpl*>(m.get())) {
-      init_tensor(l->weight, l->in_features, l->out_features, scheme);
-      zero(l->bias);
-    } else if (auto* e = dynamic_cast<SNEmbeddingImpl*>(m.get())) {
-      init_tensor(e->weight, e->num_embeddings, e->embedding_dim, scheme);
-    }
-  }
+  // include_self=false: the constructors call this before the root is owned by a shared_ptr.
+  init_module(&root, scheme);
+  for (const auto& m : root.modules(/*include_self=*/false)) init_module(m.get(), scheme);
 }
 
 }  // namespace hamgan

@@ -21,7 +21,9 @@ TEST(Init, XavierUsesTfFansAndZeroBiases) {
       const double bound = std::sqrt(6.0 / (k2 * (conv->options.in_channels() + conv->options.out_channels())));
       const auto w = conv->weight.detach().to(torch::kDouble);
       EXPECT_LE(w.abs().max().item<double>(), bound);
-      if (w.numel() >= 4000) EXPECT_NEAR(w.var().item<double>(), bound * bound / 3, 0.1 * bound * bound / 3);
+      if (w.numel() >= 4000) {
+        EXPECT_NEAR(w.var().item<double>(), bound * bound / 3, 0.1 * bound * bound / 3);
+      }
       EXPECT_EQ(conv->bias.abs().max().item<float>(), 0.0f);
     }
   // The linear layer: fan_in z_dim, fan_out 4·4·stem.
