@@ -74,4 +74,25 @@ TEST(ModelInfoCli, BadInputExitsWithOneLineError) {
   EXPECT_NE(r.output.find("cannot be combined"), std::string::npos) << r.output;
 }
 
+TEST(ModelInfoCli, HamKeysReachBothNetworksBlocks) {
+  REQUIRE_BIN();
+  const auto file = temp_dir() / "ham.toml";
+  std::ofstream(file) << "ham_type = \"cd\"\nham_rank = 3\nham_train_steps = 2\nham_eval_steps = 4\n"
+                         "ham_gradient = \"bptt\"\nham_beta = 0.5\nham_init = \"online\"\n";
+  const auto r = run("model-info --config " + file.string() +
+                     " --resolution 32 --g_ch 8 --d_ch 8 --g_block ham --d_block ham");
+  if (r.output.find("not built yet") != std::string::npos) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto g = r.output.find("G (context: "), d = r.output.find("D (context: ");
+  ASSERT_NE(g, std::string::npos) << r.output;
+  ASSERT_NE(d, std::string::npos) << r.output;
+  const auto g_line = r.output.substr(g, r.output.find('\n', g) - g);
+  const auto d_line = r.output.substr(d, r.output.find('\n', d) - d);
+  for (const auto* line : {&g_line, &d_line})
+    for (const char* want : {"ham(cd", "r=3", "K=2/4", "bptt", "beta=0.5", "init=online"})
+      EXPECT_NE(line->find(want), std::string::npos) << want << " in " << *line;
+  EXPECT_NE(g_line.find("cbn"), std::string::npos) << g_line;  // G's block is class-conditional
+  EXPECT_EQ(d_line.find("cbn"), std::string::npos) << d_line;
+}
+
 }  // namespace
