@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gan/model_config.h"
+
 namespace {
 
 struct Run {
@@ -72,6 +74,29 @@ TEST(ModelInfoCli, BadInputExitsWithOneLineError) {
   r = run("model-info --preset sagan128 --g_ch 32");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("cannot be combined"), std::string::npos) << r.output;
+}
+
+TEST(ModelInfoCli, ToTomlRoundTripsThroughConfig) {
+  REQUIRE_BIN();
+  hamgan::ModelConfig c;
+  c.resolution = 64;
+  c.image_channels = 1;
+  c.num_classes = 7;
+  c.z_dim = 20;
+  c.g_ch = 4;
+  c.d_ch = 8;
+  c.block_resolution = 16;
+  c.g_block.name = "sa";
+  c.init = hamgan::InitScheme::kN02;
+  const auto file = temp_dir() / "roundtrip.toml";
+  std::ofstream(file) << hamgan::to_toml(c);
+  const auto r = run("model-info --config " + file.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.substr(0, r.output.find('\n')),
+            "model: resolution 64, image_channels 1, num_classes 7, z_dim 20, g_ch 4, d_ch 8, context at 16x16, "
+            "init n02");
+  EXPECT_NE(r.output.find("G (context: sa("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("D (context: none)"), std::string::npos) << r.output;
 }
 
 TEST(ModelInfoCli, HamKeysReachBothNetworksBlocks) {
