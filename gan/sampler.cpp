@@ -11,6 +11,7 @@
 #include "data/image_io.h"
 #include "gan/checkpoint.h"
 #include "gan/train_config.h"
+#include "metrics/image_source.h"
 #include "metrics/npz.h"
 
 namespace hamgan {
@@ -24,10 +25,6 @@ torch::Tensor sample_z(int64_t n, int64_t z_dim, double truncation, at::Generato
       z = torch::where(bad, torch::randn({n, z_dim}, gen), z);
   }
   return z;
-}
-
-torch::Tensor balanced_labels(int64_t n, int64_t num_classes) {
-  return torch::arange(n, torch::kLong).remainder(num_classes);
 }
 
 torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor& labels, int64_t batch_size) {
@@ -93,7 +90,7 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.batch_size <= 0) throw ConfigError("sample: batch_size must be positive");
   if (cfg.out.empty()) throw ConfigError("sample: --out is required (DIR, FILE.png, FILE.npz or FILE.hdf5)");
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
-  const torch::Device device = resolve_device(cfg.device);
+  const torch::Device device = training_device(cfg.device);
   const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint);
   Generator g = load_generator(ckpt, !cfg.raw, device);
   const ModelConfig& mc = g->config();
@@ -105,7 +102,7 @@ std::string run_sampling(const SampleConfig& cfg) {
   at::Generator gen = at::detail::createCPUGenerator(cfg.seed);
   const torch::Tensor z = sample_z(cfg.n, mc.z_dim, cfg.truncation, gen);
   const torch::Tensor labels =
-      cfg.class_label >= 0 ? torch::full({cfg.n}, cfg.class_label, torch::kLong) : balanced_labels(cfg.n, mc.num_classes);
+      cfg.class_label >= 0 ? torch::full({cfg.n}, cfg.class_label, torch::kLong) : balanced_labels(0, cfg.n, mc.num_classes);
 
   std::vector<torch::Tensor> parts;
   {

@@ -12,8 +12,6 @@ namespace hamgan {
 // z ~ N(0, I) of shape (n, z_dim); with truncation > 0 every |z_i| > truncation
 // is redrawn (BigGAN's truncation trick). Uses only `gen`.
 torch::Tensor sample_z(int64_t n, int64_t z_dim, double truncation, at::Generator& gen);
-// n labels cycling 0, 1, ..., K-1, 0, 1, ...: class-balanced up to one image per class.
-torch::Tensor balanced_labels(int64_t n, int64_t num_classes);
 // Runs g (in its current train/eval mode) over z and labels in batches under
 // no-grad: float CPU (N, C, H, W) in [-1, 1].
 torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor& labels, int64_t batch_size);

@@ -35,10 +35,10 @@ void TrainConfig::validate() const {
   if (run_dir.empty()) throw ConfigError("train: run_dir must not be empty");
   if (dataset_split != "train" && dataset_split != "test")
     throw ConfigError("train: dataset_split must be train or test, got '" + dataset_split + "'");
-  resolve_device(device);
+  training_device(device);
 }
 
-torch::Device resolve_device(const std::string& name) {
+torch::Device training_device(const std::string& name) {
   if (name == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
   try {
     torch::Device d(name);

@@ -59,6 +59,6 @@ struct TrainConfig {
 };
 
 // "auto" → cuda when available, else cpu; a bad spelling throws ConfigError.
-torch::Device resolve_device(const std::string& name);
+torch::Device training_device(const std::string& name);
 
 }  // namespace hamgan

@@ -88,7 +88,7 @@ void request_training_stop() { g_stop_requested.store(true); }
 
 TrainResult train(const TrainConfig& cfg) {
   cfg.validate();
-  const torch::Device device = resolve_device(cfg.device);
+  const torch::Device device = training_device(cfg.device);
   if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
   const fs::path run(cfg.run_dir);
   const std::string ckdir = (run / "checkpoints").string();
