@@ -3,7 +3,10 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "core/errors.h"
+#include "gan/checkpoint.h"
 #include "gan/sampler.h"
+#include "gan/train_config.h"
+#include "metrics/classifier_training.h"
 #include "metrics/image_source.h"
 
 namespace hamgan {
@@ -42,6 +45,15 @@ ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, 
                                                               static_cast<double>(counts[k].item<int64_t>())
                                                         : 0.0);
   return r;
+}
+
+ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
+  if (cfg.n <= 0) throw ConfigError("class-consistency: n must be positive");
+  const torch::Device device = training_device(cfg.device);
+  Generator g = load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device);
+  FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
+  torch::manual_seed(cfg.seed);
+  return class_consistency(g, classifier, cfg.n, cfg.seed);
 }
 
 }  // namespace hamgan

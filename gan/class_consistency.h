@@ -5,6 +5,7 @@
 // conditioning works; 1/K for a generator that ignores its labels).
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 #include "gan/generator.h"
@@ -22,5 +23,17 @@ struct ClassConsistency {
 // quantises them to uint8 as saved samples are, and classifies them.
 ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, int64_t n, uint64_t seed,
                                    int64_t batch_size = 250);
+
+struct ClassConsistencyConfig {
+  std::string checkpoint;  // checkpoint file or run directory
+  std::string classifier = "runs/classifier/fmnist_classifier.pt";  // built on demand if missing
+  int64_t n = 10000;       // generated images (class-balanced)
+  uint64_t seed = 0;
+  bool raw = false;        // raw G weights instead of the EMA
+  std::string device = "auto";
+};
+
+// Loads the generator and classifier and measures class-consistency.
+ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg);
 
 }  // namespace hamgan

@@ -1,13 +1,13 @@
 #include "gan/sampler.h"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <H5Cpp.h>
 
 #include <filesystem>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "data/hdf5_writer.h"
 #include "data/image_io.h"
 #include "gan/checkpoint.h"
 #include "gan/train_config.h"
@@ -64,20 +64,16 @@ ScopedRngRestore::~ScopedRngRestore() {
   }
 }
 
-// BigGAN-PyTorch's HDF5 layout (ecosystem.md §6.7): imgs uint8 (N, C, H, W), labels int64 (N).
-static void write_hdf5(const std::string& path, const torch::Tensor& images, const torch::Tensor& labels) {
+// BigGAN-PyTorch's HDF5 layout (ecosystem.md §6.7), readable as a data set by `hamgan`:
+// imgs uint8 (N, C, H, W), labels int64 (N).
+static void write_hdf5(const std::string& path, const torch::Tensor& images, const torch::Tensor& labels,
+                       int64_t num_classes) {
   write_atomically(path, [&](const std::string& tmp) {
-    H5::H5File file(tmp, H5F_ACC_TRUNC);
     const torch::Tensor img = images.contiguous();
-    std::vector<hsize_t> dims(img.sizes().begin(), img.sizes().end());
-    H5::DataSpace ispace(static_cast<int>(dims.size()), dims.data());
-    file.createDataSet("imgs", H5::PredType::NATIVE_UINT8, ispace).write(img.data_ptr<uint8_t>(),
-                                                                            H5::PredType::NATIVE_UINT8);
     const torch::Tensor lab = labels.to(torch::kLong).contiguous();
-    hsize_t n = static_cast<hsize_t>(lab.size(0));
-    H5::DataSpace lspace(1, &n);
-    file.createDataSet("labels", H5::PredType::NATIVE_INT64, lspace).write(lab.data_ptr<int64_t>(),
-                                                                             H5::PredType::NATIVE_INT64);
+    Hdf5Writer w(tmp, img.size(1), img.size(2), img.size(3));
+    w.append(img.data_ptr<uint8_t>(), lab.data_ptr<int64_t>(), img.size(0));
+    w.finish(num_classes);
   });
 }
 
@@ -127,7 +123,7 @@ std::string run_sampling(const SampleConfig& cfg) {
     return what + " -> " + cfg.out + " (x uint8 N×C×H×W, y int64)";
   }
   if (ends_with(cfg.out, ".hdf5") || ends_with(cfg.out, ".h5")) {
-    write_hdf5(cfg.out, to_uint8(images), labels);
+    write_hdf5(cfg.out, to_uint8(images), labels, mc.num_classes);
     return what + " -> " + cfg.out + " (imgs uint8 N×C×H×W, labels int64)";
   }
   if (ends_with(cfg.out, ".png")) {
