@@ -18,6 +18,10 @@ ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, 
     throw ConfigError("class-consistency: the classifier has " + std::to_string(classifier->config().num_classes) +
                       " classes, the generator " + std::to_string(mc.num_classes));
   torch::NoGradGuard no_grad;
+  // Blocks that draw random numbers in eval (the NMF's random bases) follow the seed too; the caller's
+  // random stream is left as it was.
+  ScopedRngRestore keep_rng;
+  torch::manual_seed(seed);
   const bool g_training = g->is_training(), c_training = classifier->is_training();
   g->eval();
   classifier->eval();
@@ -52,7 +56,6 @@ ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   const torch::Device device = training_device(cfg.device);
   Generator g = load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device);
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
-  torch::manual_seed(cfg.seed);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }
 

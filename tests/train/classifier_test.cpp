@@ -54,8 +54,13 @@ TEST(ClassConsistency, IsTheMeanOfBalancedPerClassHitRates) {
   for (double v : r.per_class) EXPECT_NEAR(v * 20, std::round(v * 20), 1e-9);
   // An untrained classifier predicts (nearly) one class whatever the input: about 1/K consistency.
   EXPECT_LT(r.overall, 0.5);
-  // Same seed, same answer; the batch size does not matter.
-  EXPECT_EQ(class_consistency(g, clf, 200, 1, 37).overall, r.overall);
+  // Same seed, same answer, and the caller's random stream is untouched.
+  torch::manual_seed(5);
+  const torch::Tensor expected_next = torch::rand({4});
+  torch::manual_seed(5);
+  const ClassConsistency again = class_consistency(g, clf, 200, 1, 64);
+  EXPECT_EQ(again.per_class, r.per_class);
+  EXPECT_TRUE(torch::equal(torch::rand({4}), expected_next));
   cc.num_classes = 7;
   FeatureClassifier wrong(cc);
   EXPECT_THROW(class_consistency(g, wrong, 10, 1), ConfigError);

@@ -65,8 +65,8 @@ TEST_F(TrainCli, ResolvedConfigReparsesToTheSameValuesAndReproducesTheRun) {
   // Python's TOML parser reads the values the run used.
   std::string out;
   ASSERT_EQ(test::run_command("python3 -c \"import tomllib; c=tomllib.load(open('" + a +
-                                  "','rb')); print(c['batch_size'], c['g_block'], c['g_lr'], c['d_lr'], c['beta1'],"
-                                  " c['steps'], c['loss'], c['ham_rank'])\"",
+                                  "','rb')); print(c['batch_size'], c['g_block'], float(c['g_lr']), float(c['d_lr']),"
+                                  " float(c['beta1']), c['steps'], c['loss'], c['ham_rank'])\"",
                               &out),
             0)
       << out;
