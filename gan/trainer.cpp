@@ -168,8 +168,10 @@ TrainResult train(const TrainConfig& cfg) {
   const int64_t grid_classes = std::min<int64_t>(cfg.model.num_classes, 10), per_class = 8;
   at::Generator grid_gen = at::detail::createCPUGenerator(cfg.seed + 12345);
   const torch::Tensor grid_z = sample_z(grid_classes * per_class, cfg.model.z_dim, 0.0, grid_gen);
-  const torch::Tensor grid_y = (torch::arange(grid_classes, torch::kLong) * cfg.model.num_classes / grid_classes)
-                                   .repeat_interleave(per_class);
+  std::vector<int64_t> grid_labels;
+  for (int64_t k = 0; k < grid_classes; ++k)
+    for (int64_t i = 0; i < per_class; ++i) grid_labels.push_back(k * cfg.model.num_classes / grid_classes);
+  const torch::Tensor grid_y = torch::tensor(grid_labels, torch::kLong);
   Generator& shown = g_ema ? g_ema : g;
   auto write_grid = [&](int64_t step) {
     ScopedRngRestore keep_rng;  // the training random stream must not depend on sampling

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 scripts/install_deps.sh
 build_start=$(date +%s)
-scripts/build.sh --target hamgan
+scripts/build.sh hamgan
 build_end=$(date +%s)
 BIN="${HAMGAN_BUILD_DIR:-build}/hamgan"
 RUN="${HAMGAN_DEMO_RUN:-runs/demo_fmnist_ham}"
