@@ -20,9 +20,8 @@ static CommandRegistrar bench_data_registrar("bench.data", [](CLI::App& root) {
       ->check(CLI::Range(0, 256))
       ->capture_default_str();
   sub->add_option("--prefetch", cfg->prefetch, "Batches ready ahead")->check(CLI::Range(1, 256))->capture_default_str();
-  sub->add_flag("--flip,!--no-flip", cfg->flip, "Random horizontal flips")->capture_default_str();
-  sub->add_flag("--in-memory,!--no-in-memory", cfg->in_memory, "Load the file into memory first")
-      ->capture_default_str();
+  sub->add_flag("--flip,!--no-flip", cfg->flip, "Random horizontal flips (default: on)");
+  sub->add_flag("--in-memory,!--no-in-memory", cfg->in_memory, "Load the file into memory first (default: off)");
   sub->add_option("--seconds", cfg->seconds, "Measuring time")->check(CLI::PositiveNumber)->capture_default_str();
   sub->callback([cfg] { bench_loader(*cfg); });
 });

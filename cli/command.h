@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace hamgan::cli {
 
@@ -17,5 +18,10 @@ struct CommandRegistrar {
 // Every subcommand accepts --config FILE (TOML); command-line values override
 // the file and unknown keys in the file are errors naming the key.
 void add_config_file_option(CLI::App* sub);
+
+// Expands the chosen subcommand's --config FILE into options in `args`
+// (argv without the program name), before parsing; see cli/config_file.cpp.
+// Throws ConfigError for a missing file or an unknown key.
+void expand_config_file(CLI::App& root, std::vector<std::string>& args);
 
 }  // namespace hamgan::cli

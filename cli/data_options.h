@@ -18,10 +18,8 @@ inline void add_dataset_options(CLI::App* sub, DatasetSpec& spec) {
       ->check(CLI::IsMember({0, 1, 3}))
       ->capture_default_str();
   sub->add_flag("--idx-resize,!--no-idx-resize", spec.idx_resize,
-                "IDX: resize 28x28 to --size (bilinear) instead of zero-padding")
-      ->capture_default_str();
-  sub->add_flag("--in-memory,!--no-in-memory", spec.in_memory, "HDF5: load the whole file into memory")
-      ->capture_default_str();
+                "IDX: resize 28x28 to --size (PIL bilinear) instead of zero-padding (default: off)");
+  sub->add_flag("--in-memory,!--no-in-memory", spec.in_memory, "HDF5: load the whole file into memory (default: off)");
 }
 
 }  // namespace hamgan::cli

@@ -1,6 +1,7 @@
 // hamgan: the command-line entry point. Parsing only; work happens in the library.
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -18,11 +19,6 @@ CommandRegistrar::CommandRegistrar(const std::string& name, CommandSetup setup) 
   registry()[name] = std::move(setup);
 }
 
-void add_config_file_option(CLI::App* sub) {
-  sub->set_config("--config", "", "TOML file of option values (command line overrides it)");
-  sub->allow_config_extras(CLI::config_extras_mode::error);
-}
-
 }  // namespace hamgan::cli
 
 int main(int argc, char** argv) {
@@ -31,7 +27,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "hamgan 0.1.0");
   for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    hamgan::cli::expand_config_file(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const c10::Error& e) {

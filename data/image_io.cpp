@@ -163,7 +163,9 @@ torch::Tensor load_png(const std::string& path) {
   if (!ok) throw DataError(path + ": not a readable PNG (" + err.message + ")");
   auto hwc = torch::from_blob(pixels.data(), {int64_t(img.height), int64_t(img.width), img.channels},
                               torch::kUInt8);
-  return hwc.permute({2, 0, 1}).contiguous();  // (H, W, C) → (C, H, W), owns its memory
+  // clone, not contiguous(): with C = 1 the permuted view already counts as
+  // contiguous and would keep pointing into `pixels`, freed on return.
+  return hwc.permute({2, 0, 1}).clone(at::MemoryFormat::Contiguous);  // (H, W, C) → (C, H, W)
 }
 
 bool has_image_signature(const std::string& path) {

@@ -110,7 +110,9 @@ torch::Tensor load_jpeg(const std::string& path) {
     img.channels = 3;
   }
   auto hwc = torch::from_blob(pixels.data(), {h, w, int64_t(img.channels)}, torch::kUInt8);
-  return hwc.permute({2, 0, 1}).contiguous();  // (H, W, C) → (C, H, W), owns its memory
+  // clone, not contiguous(): with C = 1 the permuted view already counts as
+  // contiguous and would keep pointing into `pixels`, freed on return.
+  return hwc.permute({2, 0, 1}).clone(at::MemoryFormat::Contiguous);  // (H, W, C) → (C, H, W)
 }
 
 }  // namespace hamgan
