@@ -13,8 +13,8 @@ static CommandRegistrar data_info_registrar("data-info", [](CLI::App& root) {
   sub->add_option("src,--src", cfg->source.path, "IDX folder, image folder or .hdf5 file")->capture_default_str();
   add_dataset_options(sub, cfg->source);
   sub->add_option("--grid", cfg->grid, "PNG grid to write (a row per class); empty: none")->capture_default_str();
-  sub->add_option("--per-class", cfg->per_class, "Examples per row")->check(CLI::Range(1, 100))->capture_default_str();
-  sub->add_option("--max-classes", cfg->max_classes, "Rows (first classes)")
+  sub->add_option("--per_class", cfg->per_class, "Examples per row")->check(CLI::Range(1, 100))->capture_default_str();
+  sub->add_option("--max_classes", cfg->max_classes, "Rows (first classes)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   sub->callback([cfg] { data_info(*cfg); });

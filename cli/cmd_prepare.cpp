@@ -15,7 +15,7 @@ static CommandRegistrar prepare_registrar("prepare", [](CLI::App& root) {
   sub->add_option("--output", cfg->output, "HDF5 file to write (replaced atomically)")->required();
   add_dataset_options(sub, cfg->source);
   sub->add_option("--workers", cfg->workers, "Decoding threads")->check(CLI::Range(1, 256))->capture_default_str();
-  sub->add_flag("--progress,!--no-progress", cfg->progress, "Show a progress bar (default: on)");
+  sub->add_flag("--progress,!--no_progress", cfg->progress, "Show a progress bar (default: on)");
   sub->callback([cfg] { prepare_dataset(*cfg); });
 });
 }  // namespace hamgan::cli

@@ -16,7 +16,10 @@ struct CommandRegistrar {
 };
 
 // Every subcommand accepts --config FILE (TOML); command-line values override
-// the file and unknown keys in the file are errors naming the key.
+// the file and unknown keys in the file are errors naming the key. Keys are the
+// long option names without dashes. CLI11 2.1 ignores config files of
+// subcommands, so main() expands the file into arguments before parsing
+// (expand_config_file): options required on the command line may come from it.
 void add_config_file_option(CLI::App* sub);
 
 // Expands the chosen subcommand's --config FILE into options in `args`

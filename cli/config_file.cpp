@@ -98,9 +98,16 @@ void expand_config_file(CLI::App& root, std::vector<std::string>& args) {
   std::vector<std::string> injected;
   for (const auto& item : items) {
     if (item.name == "++" || item.name == "--") continue;  // section markers
-    std::string key = item.fullname();
-    std::replace(key.begin(), key.end(), '_', '-');
-    const CLI::Option* opt = item.parents.empty() ? app->get_option_no_throw("--" + key) : nullptr;
+    // The key as written, else with '_' and '-' swapped (per_class ↔ per-class).
+    std::string key = item.name;
+    const CLI::Option* opt = nullptr;
+    if (item.parents.empty()) {
+      opt = app->get_option_no_throw("--" + key);
+      if (!opt) {
+        for (char& ch : key) ch = ch == '_' ? '-' : ch == '-' ? '_' : ch;
+        opt = app->get_option_no_throw("--" + key);
+      }
+    }
     if (!opt || key == "config" || key == "help")
       throw ConfigError(path + ": unknown key '" + item.fullname() + "' for '" + command +
                         "' (see '" + command + " --help' for the option names)");

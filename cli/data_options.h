@@ -17,9 +17,9 @@ inline void add_dataset_options(CLI::App* sub, DatasetSpec& spec) {
   sub->add_option("--channels", spec.channels, "0: the source's own (IDX 1, folders 3, HDF5 as stored); 1 or 3 converts")
       ->check(CLI::IsMember({0, 1, 3}))
       ->capture_default_str();
-  sub->add_flag("--idx-resize,!--no-idx-resize", spec.idx_resize,
+  sub->add_flag("--idx_resize", spec.idx_resize,
                 "IDX: resize 28x28 to --size (PIL bilinear) instead of zero-padding (default: off)");
-  sub->add_flag("--in-memory,!--no-in-memory", spec.in_memory, "HDF5: load the whole file into memory (default: off)");
+  sub->add_flag("--in_memory", spec.in_memory, "HDF5: load the whole file into memory (default: off)");
 }
 
 }  // namespace hamgan::cli

@@ -55,7 +55,7 @@ TEST(DataCli, DataInfoGridHasARowPerClass) {
   write(dir + "/train-images-idx3-ubyte.gz", std::string{0, 0, 8, 3, 0, 0, 0, 3, 0, 0, 0, 28, 0, 0, 0, 28}, imgs);
   write(dir + "/train-labels-idx1-ubyte.gz", std::string{0, 0, 8, 1, 0, 0, 0, 3},
         torch::tensor({2, 0, 2}, torch::kUInt8));
-  auto r = test::run_cli("data-info " + dir + " --grid " + dir + "/g.png --per-class 4", dir);
+  auto r = test::run_cli("data-info " + dir + " --grid " + dir + "/g.png --per_class 4", dir);
   ASSERT_EQ(r.status, 0) << r.err;
   auto g = load_png(dir + "/g.png");
   // 3 rows (classes 0..2) × 4 columns of 32×32 with 2-pixel padding.
