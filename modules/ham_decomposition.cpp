@@ -21,6 +21,13 @@ void check_shapes(const torch::Tensor& x, const torch::Tensor& bases) {
               "ham: expected x (B, d, n) and bases (B, d, r), got ", x.sizes(), " and ", bases.sizes());
 }
 
+// factor ⊙ numerator / (denominator + ε). Without autograd the temporaries are reused in place
+// (the K local steps then allocate only the two matrix products per update).
+torch::Tensor multiplicative_update(const torch::Tensor& factor, torch::Tensor& numerator, torch::Tensor& denominator) {
+  if (!torch::GradMode::is_enabled()) return numerator.div_(denominator.add_(kHamEps)).mul_(factor);
+  return factor * numerator / (denominator + kHamEps);
+}
+
 }  // namespace
 
 double default_ham_temperature(HamType type) { return type == HamType::kNMF ? 1.0 : 0.01; }
@@ -47,13 +54,13 @@ torch::Tensor nmf_init_codes(const torch::Tensor& x, const torch::Tensor& bases,
 torch::Tensor nmf_update_codes(const torch::Tensor& x, const torch::Tensor& bases, const torch::Tensor& codes) {
   auto numerator = torch::bmm(x.transpose(1, 2), bases);                       // (B, n, r)
   auto denominator = torch::bmm(codes, torch::bmm(bases.transpose(1, 2), bases));  // (B, n, r)·(B, r, r)
-  return codes * numerator / (denominator + kHamEps);
+  return multiplicative_update(codes, numerator, denominator);
 }
 
 torch::Tensor nmf_update_bases(const torch::Tensor& x, const torch::Tensor& bases, const torch::Tensor& codes) {
   auto numerator = torch::bmm(x, codes);                                         // (B, d, r)
   auto denominator = torch::bmm(bases, torch::bmm(codes.transpose(1, 2), codes));  // (B, d, r)·(B, r, r)
-  return bases * numerator / (denominator + kHamEps);
+  return multiplicative_update(bases, numerator, denominator);
 }
 
 HamFactors nmf_step(const torch::Tensor& x, const HamFactors& f) {
@@ -128,7 +135,8 @@ HamFactors ham_decompose(const torch::Tensor& x, const torch::Tensor& bases, con
         torch::Tensor scale;
         {
           torch::NoGradGuard no_grad;
-          scale = f.codes / (torch::bmm(f.codes, torch::bmm(f.bases.transpose(1, 2), f.bases)) + kHamEps);
+          auto den = torch::bmm(f.codes, torch::bmm(f.bases.transpose(1, 2), f.bases)).add_(kHamEps);
+          scale = den.reciprocal_().mul_(f.codes);
         }
         f.codes = torch::bmm(x.transpose(1, 2), f.bases) * scale;
       } else {

@@ -247,7 +247,7 @@ TEST_P(HamGradientTest, BpttMatchesFiniteDifferences) {
   auto [x0, bases] = inputs(type, 4, 6, 2, 21);
   auto w = torch::randn({1, 4, 6}, seeded(22), kF64);
   const auto o = solver(type, 3, HamGradient::kBPTT, t);
-  auto g = input_grad(x0, bases, o, w);
+  auto g = input_grad(x0, bases, o, w).contiguous();
   auto loss = [&](const torch::Tensor& x) {
     torch::NoGradGuard ng;
     return (ham_reconstruct(ham_decompose(x, bases, o)) * w).sum().item<double>();
