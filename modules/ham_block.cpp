@@ -10,6 +10,26 @@ namespace {
 
 constexpr double kOnlineEta = 0.9;  // seg HamNet ETA: bases += η (mean_B(D) − bases) (§3.5)
 
+// ReLU then the NMF one-step code update, C = relu(Z)ᵀD ⊙ S with D and S constants, as one
+// autograd node. It takes Z already rectified in place and saves a 1-byte mask instead of the
+// 4-byte rectified activations; backward forms the single (B, d, n) gradient and masks it in
+// place. Same values and gradient as torch::relu followed by ham_final_codes.
+struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x_relu,
+                               const torch::Tensor& bases, const torch::Tensor& scale) {
+    ctx->save_for_backward({x_relu.gt(0), bases, scale});
+    return torch::bmm(x_relu.transpose(1, 2), bases).mul_(scale);  // (B, n, r)
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& mask = saved[0];
+    auto grad_x = torch::bmm(saved[1], (grads[0] * saved[2]).transpose(1, 2));  // (B, d, r)·(B, r, n)
+    grad_x.mul_(mask);
+    return {grad_x, torch::Tensor(), torch::Tensor()};
+  }
+};
+
 void validate(const ContextOptions& o, int64_t channels, int64_t rank) {
   if (channels < 1) throw ModelError("ham: channels must be positive, got " + std::to_string(channels));
   if (rank < 1 || rank > channels)
@@ -60,18 +80,27 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x) {
     throw ModelError(msg.str());
   }
   const int64_t batch = x.size(0), n = x.size(2) * x.size(3);
-  auto z = lower->forward(x);
+  auto X = lower->forward(x).reshape({batch, channels, n});  // (B, d, n)
+  const auto so = solver_options();
+  const bool nmf = options.ham_type == HamType::kNMF;
+  // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
+  const bool fused = nmf && so.gradient == HamGradient::kOneStep && X.requires_grad() && torch::GradMode::is_enabled();
   // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
-  // the conv does not need its output for backward, and ReLU saves only its result.
-  if (options.ham_type == HamType::kNMF) z = torch::relu_(z);
-  auto X = z.reshape({batch, channels, n});  // (B, d, n)
+  // the conv does not need its output for backward.
+  if (fused) {
+    torch::NoGradGuard no_grad;
+    X.relu_();
+  } else if (nmf) {
+    X = torch::relu_(X);
+  }
   torch::Tensor bases0;
   if (online_bases.defined()) {
     bases0 = online_bases.to(X.dtype()).expand({batch, channels, rank}).contiguous();  // (B, d, r)
   } else {
     bases0 = ham_random_bases(options.ham_type, batch, channels, rank, X.options().requires_grad(false), generator_);
   }
-  auto f = ham_decompose(X, bases0, solver_options());
+  auto f = ham_local_steps(fused ? X.detach() : X, bases0, so);
+  f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
   if (online_bases.defined() && !is_training()) online_update(f.bases);
   return f;
 }

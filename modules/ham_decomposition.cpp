@@ -100,7 +100,7 @@ torch::Tensor cd_codes(const torch::Tensor& x, const torch::Tensor& bases, doubl
 }
 
 // ---------------------------------------------------------------- driver
-HamFactors ham_decompose(const torch::Tensor& x, const torch::Tensor& bases, const HamSolverOptions& o) {
+HamFactors ham_local_steps(const torch::Tensor& x, const torch::Tensor& bases, const HamSolverOptions& o) {
   check_shapes(x, bases);
   TORCH_CHECK(o.steps >= 0 && o.temperature > 0 && o.beta > 0, "ham: bad solver options");
   const bool one_step = o.gradient == HamGradient::kOneStep;
@@ -126,30 +126,34 @@ HamFactors ham_decompose(const torch::Tensor& x, const torch::Tensor& bases, con
     f.bases = f.bases.detach();
     if (f.codes.defined()) f.codes = f.codes.detach();
   }
-  // The final code step: the only autograd graph in one-step mode.
+  return f;
+}
+
+torch::Tensor nmf_one_step_scale(const HamFactors& f) {
+  torch::NoGradGuard no_grad;
+  auto den = torch::bmm(f.codes, torch::bmm(f.bases.transpose(1, 2), f.bases)).add_(kHamEps);  // (B, n, r)
+  return den.reciprocal_().mul_(f.codes);
+}
+
+torch::Tensor ham_final_codes(const torch::Tensor& x, const HamFactors& f, const HamSolverOptions& o) {
+  const bool one_step = o.gradient == HamGradient::kOneStep;
   switch (o.type) {
     case HamType::kNMF:
-      if (one_step) {
-        // C ⊙ (XᵀD) / (C DᵀD + ε) with C, D constant is (XᵀD) ⊙ S, S = C / (C DᵀD + ε):
-        // one differentiable product that saves only S (B, n, r).
-        torch::Tensor scale;
-        {
-          torch::NoGradGuard no_grad;
-          auto den = torch::bmm(f.codes, torch::bmm(f.bases.transpose(1, 2), f.bases)).add_(kHamEps);
-          scale = den.reciprocal_().mul_(f.codes);
-        }
-        f.codes = torch::bmm(x.transpose(1, 2), f.bases) * scale;
-      } else {
-        f.codes = nmf_update_codes(x, f.bases, f.codes);
-      }
-      break;
+      // With C, D constant, C ⊙ (XᵀD) / (C DᵀD + ε) = (XᵀD) ⊙ S: one differentiable product
+      // that saves only S (B, n, r).
+      return one_step ? torch::bmm(x.transpose(1, 2), f.bases) * nmf_one_step_scale(f)
+                      : nmf_update_codes(x, f.bases, f.codes);
     case HamType::kVQ:
-      f.codes = vq_codes(x, f.bases, o.temperature, /*detach_norm=*/one_step);
-      break;
+      return vq_codes(x, f.bases, o.temperature, /*detach_norm=*/one_step);
     case HamType::kCD:
-      f.codes = cd_codes(x, f.bases, o.beta);
-      break;
+      return cd_codes(x, f.bases, o.beta);
   }
+  TORCH_CHECK(false, "ham: unknown type");
+}
+
+HamFactors ham_decompose(const torch::Tensor& x, const torch::Tensor& bases, const HamSolverOptions& o) {
+  auto f = ham_local_steps(x, bases, o);
+  f.codes = ham_final_codes(x, f, o);  // the only autograd graph in one-step mode
   return f;
 }
 

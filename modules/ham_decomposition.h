@@ -64,6 +64,14 @@ HamFactors cd_step(const torch::Tensor& x, const torch::Tensor& bases, double te
 // Final codes: C = Xᵀ D (DᵀD + βI)⁻¹ (ridge least squares), solved, not inverted.
 torch::Tensor cd_codes(const torch::Tensor& x, const torch::Tensor& bases, double beta);
 
+// The K local steps from `bases` (no autograd in one-step mode; the result is then detached).
+// For NMF the returned codes are the state after K steps; for VQ/CD codes may be undefined.
+HamFactors ham_local_steps(const torch::Tensor& x, const torch::Tensor& bases, const HamSolverOptions& options);
+// The final code step from that state: the codes returned by ham_decompose.
+torch::Tensor ham_final_codes(const torch::Tensor& x, const HamFactors& state, const HamSolverOptions& options);
+// For NMF with the one-step gradient: S = C / (C DᵀD + ε) (no autograd), so the final codes are (XᵀD) ⊙ S.
+torch::Tensor nmf_one_step_scale(const HamFactors& state);
+
 // K local steps from `bases` then the final code step. In one-step mode the K steps run
 // under NoGradGuard (they store nothing) and the returned bases are detached; the
 // returned codes carry the only autograd graph. In BPTT mode everything is differentiable.

@@ -61,6 +61,36 @@ TEST_P(HamBlockTest, FactoredForwardEqualsLayerOrder) {
   EXPECT_GT(block->upper->weight.grad().abs().sum().item<float>(), 0);
 }
 
+TEST_P(HamBlockTest, InputGradientMatchesPlainComposition) {
+  // The block's fused paths (factored upper bread; for NMF the ReLU + final-step node) against
+  // the same layers composed from plain ops, in double precision.
+  for (auto grad : {HamGradient::kOneStep, HamGradient::kBPTT}) {
+    auto o = ham_options(GetParam());
+    o.gradient = grad;
+    HamBlock block(o, 16);
+    block->to(torch::kDouble);
+    block->eval();  // fixed spectral-norm u; autograd still records
+    {
+      torch::NoGradGuard ng;
+      block->sigma.fill_(0.7);
+    }
+    auto x0 = torch::randn({2, 16, 3, 4}, seeded(5)).to(torch::kDouble);
+    auto w = torch::randn({2, 16, 3, 4}, seeded(6)).to(torch::kDouble);
+    auto x1 = x0.clone().requires_grad_(true);
+    block->set_generator(seeded(7));
+    auto g1 = torch::autograd::grad({(block->forward(x1) * w).sum()}, {x1})[0];
+
+    auto x2 = x0.clone().requires_grad_(true);
+    auto z = block->lower->forward(x2).reshape({2, 16, 12});
+    if (GetParam() == HamType::kNMF) z = torch::relu(z);
+    auto bases0 = ham_random_bases(GetParam(), 2, 16, 2, torch::kDouble, seeded(7));
+    auto rec = ham_reconstruct(ham_decompose(z, bases0, block->solver_options())).reshape({2, 16, 3, 4});
+    auto y2 = x2 + block->sigma * block->upper->forward(rec);
+    auto g2 = torch::autograd::grad({(y2 * w).sum()}, {x2})[0];
+    EXPECT_TRUE(torch::allclose(g1, g2, 1e-9, 1e-11)) << to_string(grad) << " " << (g1 - g2).abs().max().item<double>();
+  }
+}
+
 TEST_P(HamBlockTest, OnlineBasesUpdateOnlyInEval) {
   auto o = ham_options(GetParam());
   o.init = HamInit::kOnline;
