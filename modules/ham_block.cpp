@@ -73,14 +73,21 @@ HamSolverOptions HamBlockImpl::solver_options() const {
   return s;
 }
 
-HamFactors HamBlockImpl::decompose(const torch::Tensor& x) {
+HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   if (x.dim() != 4 || x.size(1) != channels) {
     std::ostringstream msg;
     msg << "ham: expected input (N, " << channels << ", H, W), got " << x.sizes();
     throw ModelError(msg.str());
   }
   const int64_t batch = x.size(0), n = x.size(2) * x.size(3);
-  auto X = lower->forward(x).reshape({batch, channels, n});  // (B, d, n)
+  torch::Tensor X;
+  if (literal) {
+    X = lower->forward(x).reshape({batch, channels, n});  // (B, d, n)
+  } else {
+    // The 1×1 conv as one batched matmul: no im2col/format copies in forward or backward.
+    auto w = lower->normalized_weight().reshape({channels, channels});                      // (d, C)
+    X = torch::bmm(w.expand({batch, channels, channels}), x.reshape({batch, channels, n}));  // (B, d, n)
+  }
   const auto so = solver_options();
   const bool nmf = options.ham_type == HamType::kNMF;
   // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
@@ -112,22 +119,32 @@ void HamBlockImpl::online_update(const torch::Tensor& bases) {
   online_bases.copy_(updated / updated.norm(2, {1}, true).clamp_min(1e-12));
 }
 
-torch::Tensor HamBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
-  if (bn) return forward_reference(x, labels);
-  const int64_t batch = x.size(0);
-  auto f = decompose(x);
-  // W_u X̂ = (W_u D) Cᵀ: (C, d)·(B, d, r) -> (B, C, r), then one baddbmm with the residual.
-  auto w_up = upper->normalized_weight().reshape({channels, channels});
-  auto m = torch::matmul(w_up, f.bases) * sigma;  // (B, C, r), σ folded in
-  auto out = torch::baddbmm(x.reshape({batch, channels, -1}), m, f.codes.transpose(1, 2));  // (B, C, n)
-  return out.view(x.sizes());
-}
-
-torch::Tensor HamBlockImpl::forward_reference(const torch::Tensor& x, const torch::Tensor& labels) {
+void HamBlockImpl::check_labels(const torch::Tensor& x, const torch::Tensor& labels) const {
   if (bn && (!labels.defined() || labels.dim() != 1 || labels.size(0) != x.size(0))) {
     throw ModelError("ham: class-conditional BN needs labels of shape (N,) with N = batch size");
   }
-  auto f = decompose(x);
+}
+
+torch::Tensor HamBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
+  check_labels(x, labels);
+  const int64_t batch = x.size(0);
+  auto f = decompose(x, /*literal=*/false);
+  auto w_up = upper->normalized_weight().reshape({channels, channels});  // (C, d)
+  auto x_flat = x.reshape({batch, channels, -1});                       // (B, C, n)
+  if (bn) {
+    // CBN needs the activations: X̂ = D Cᵀ, then the upper bread as a batched matmul.
+    auto y = torch::bmm(w_up.expand({batch, channels, channels}), ham_reconstruct(f));  // (B, C, n)
+    return x + sigma * bn->forward(y.view(x.sizes()), labels);
+  }
+  // W_u X̂ = (W_u D) Cᵀ: (C, d)·(B, d, r) -> (B, C, r), then one baddbmm with the residual;
+  // the (d × n) reconstruction is never formed.
+  auto m = torch::matmul(w_up, f.bases) * sigma;  // (B, C, r), σ folded in
+  return torch::baddbmm(x_flat, m, f.codes.transpose(1, 2)).view(x.sizes());
+}
+
+torch::Tensor HamBlockImpl::forward_reference(const torch::Tensor& x, const torch::Tensor& labels) {
+  check_labels(x, labels);
+  auto f = decompose(x, /*literal=*/true);
   auto y = upper->forward(ham_reconstruct(f).view(x.sizes()));  // (B, d, n) -> (B, C, H, W)
   if (bn) y = bn->forward(y, labels);
   return x + sigma * y;

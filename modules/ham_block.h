@@ -23,11 +23,12 @@ class HamBlockImpl : public ContextBlockImpl {
  public:
   HamBlockImpl(const ContextOptions& options, int64_t channels);
   // x: (N, C, H, W) -> (N, C, H, W); labels (N,) int64, required when num_classes > 0.
-  // Without CBN the upper bread is applied to the factors, W_u X̂ = (W_u D) Cᵀ, so the
-  // (d × n) reconstruction is never formed; with CBN it is (BN needs the activations).
+  // Both breads run as batched matmuls with the spectrally normalised weights. Without CBN
+  // the upper bread is applied to the factors, W_u X̂ = (W_u D) Cᵀ, so the (d × n)
+  // reconstruction is never formed; with CBN it is (BN needs the activations).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
-  // The literal layer order (reconstruction, then the upper conv, then CBN): same result
-  // as forward(); kept as the reference the factored path is tested against.
+  // The literal layer order with the breads as SNConv2d layers (reconstruction, then the
+  // upper conv, then CBN): same result as forward(); the reference it is tested against.
   torch::Tensor forward_reference(const torch::Tensor& x, const torch::Tensor& labels = {});
   std::string describe() const override;
   void pretty_print(std::ostream& stream) const override;
@@ -47,7 +48,9 @@ class HamBlockImpl : public ContextBlockImpl {
 
  private:
   // lower bread (+ ReLU for NMF) and the decomposition: factors of X (B, d, n).
-  HamFactors decompose(const torch::Tensor& x);
+  // `literal`: the lower bread as its conv layer rather than a batched matmul.
+  HamFactors decompose(const torch::Tensor& x, bool literal);
+  void check_labels(const torch::Tensor& x, const torch::Tensor& labels) const;
   void online_update(const torch::Tensor& bases);
   std::optional<at::Generator> generator_;
 };

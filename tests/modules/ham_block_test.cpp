@@ -38,27 +38,30 @@ TEST_P(HamBlockTest, IdentityAtInit) {
 }
 
 TEST_P(HamBlockTest, FactoredForwardEqualsLayerOrder) {
-  HamBlock block(ham_options(GetParam()), 16);
-  {
-    torch::NoGradGuard ng;
-    block->sigma.fill_(0.7);
+  for (int64_t classes : {0, 5}) {
+    HamBlock block(ham_options(GetParam(), classes), 16);
+    {
+      torch::NoGradGuard ng;
+      block->sigma.fill_(0.7);
+    }
+    block->eval();  // spectral norm's u stays fixed, so both calls see the same weights
+    auto x = torch::randn({2, 16, 4, 4}, seeded(2));
+    auto labels = torch::tensor({3, 1}, torch::kLong);
+    block->set_generator(seeded(3));
+    auto fast = block->forward(x, labels);
+    block->set_generator(seeded(3));
+    auto reference = block->forward_reference(x, labels);
+    EXPECT_TRUE(torch::allclose(fast, reference, 1e-4, 1e-5)) << (fast - reference).abs().max().item<float>();
+    EXPECT_GT((fast - x).abs().max().item<float>(), 1e-3);  // the ham contributes
+    // Gradients reach x, σ and both breads in training.
+    block->train();
+    auto xg = x.clone().requires_grad_(true);
+    block->forward(xg, labels).square().sum().backward();
+    EXPECT_GT(xg.grad().abs().sum().item<float>(), 0);
+    EXPECT_GT(block->sigma.grad().abs().item<float>(), 0);
+    EXPECT_GT(block->lower->weight.grad().abs().sum().item<float>(), 0);
+    EXPECT_GT(block->upper->weight.grad().abs().sum().item<float>(), 0);
   }
-  block->eval();  // spectral norm's u stays fixed, so both calls see the same weights
-  auto x = torch::randn({2, 16, 4, 4}, seeded(2));
-  block->set_generator(seeded(3));
-  auto fast = block->forward(x);
-  block->set_generator(seeded(3));
-  auto reference = block->forward_reference(x);
-  EXPECT_TRUE(torch::allclose(fast, reference, 1e-4, 1e-5)) << (fast - reference).abs().max().item<float>();
-  EXPECT_GT((fast - x).abs().max().item<float>(), 1e-3);  // the ham contributes
-  // Gradients reach x, σ and both breads in training.
-  block->train();
-  auto xg = x.clone().requires_grad_(true);
-  block->forward(xg).square().sum().backward();
-  EXPECT_GT(xg.grad().abs().sum().item<float>(), 0);
-  EXPECT_GT(block->sigma.grad().abs().item<float>(), 0);
-  EXPECT_GT(block->lower->weight.grad().abs().sum().item<float>(), 0);
-  EXPECT_GT(block->upper->weight.grad().abs().sum().item<float>(), 0);
 }
 
 TEST_P(HamBlockTest, InputGradientMatchesPlainComposition) {
