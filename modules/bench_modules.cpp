@@ -57,12 +57,25 @@ double median_ms(const ModuleBenchConfig& c, const torch::Device& device, F&& st
   return median(times);
 }
 
-std::string human(double v, const char* unit) {
+// 1234567 -> "1.23M" (decimal prefixes; integers below 1000 as they are).
+std::string human(double v) {
   const char* prefix[] = {"", "K", "M", "G", "T"};
   int p = 0;
   while (std::abs(v) >= 1000 && p < 4) v /= 1000, ++p;
   std::ostringstream s;
-  s << std::fixed << std::setprecision(v < 10 ? 2 : 1) << v << prefix[p] << unit;
+  s << std::fixed << std::setprecision(p == 0 ? 0 : v < 10 ? 2 : 1) << v << prefix[p];
+  return s.str();
+}
+
+// Bytes in MiB, or KiB below 1 MiB.
+std::string human_bytes(int64_t b) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1);
+  if (b < 1048576) {
+    s << b / 1024.0 << " KiB";
+  } else {
+    s << b / 1048576.0 << " MiB";
+  }
   return s.str();
 }
 
@@ -172,10 +185,10 @@ std::string format_bench_table(const std::vector<ModuleBenchResult>& rs) {
   s << "| block | params | MACs | memory train | memory infer | time train | time infer |\n"
     << "|---|---|---|---|---|---|---|\n";
   for (const auto& r : rs) {
-    s << "| " << r.block << " | " << human(static_cast<double>(r.params), "") << " | "
-      << (r.macs >= 0 ? human(static_cast<double>(r.macs), "") : "?") << " | " << std::setprecision(1)
-      << r.peak_bytes_train / 1048576.0 << " MiB | " << r.peak_bytes_fwd / 1048576.0 << " MiB | "
-      << std::setprecision(2) << r.train_ms << " ms | " << r.fwd_ms << " ms |\n";
+    s << "| " << r.block << " | " << human(static_cast<double>(r.params)) << " | "
+      << (r.macs >= 0 ? human(static_cast<double>(r.macs)) : "?") << " | " << human_bytes(r.peak_bytes_train) << " | "
+      << human_bytes(r.peak_bytes_fwd) << " | " << std::setprecision(2) << r.train_ms << " ms | " << r.fwd_ms
+      << " ms |\n";
   }
   const auto sa = std::find_if(rs.begin(), rs.end(), [](const auto& r) { return r.block == "sa"; });
   if (sa != rs.end()) {
