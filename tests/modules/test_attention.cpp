@@ -6,6 +6,7 @@
 #include <set>
 
 #include "modules/attention.h"
+#include "modules/ylg_blocked.h"
 #include "modules/ylg_masks.h"
 
 using namespace hamgan;
@@ -261,5 +262,21 @@ TEST(YlgAttention, GradientsMatchFiniteDifferences) {
           ((ylg->forward(xp.view(x.sizes())) - ylg->forward(xm.view(x.sizes()))) * r).sum().item<double>() / 2e-6;
       EXPECT_NEAR(x.grad().view({-1})[i].item<double>(), fd, 1e-6) << ylg->describe();
     }
+  }
+}
+
+TEST(YlgAttention, BlockedKernelAttendsExactlyTheAllowedKeys) {
+  // With one-hot values (dv = n, v[d, key] = δ(d, key)) the kernel's output
+  // is the attention matrix itself: its support must be the independent mask.
+  torch::manual_seed(6);
+  for (auto hw : {std::pair<int64_t, int64_t>{8, 8}, {6, 12}, {32, 32}}) {
+    const int64_t n_out = hw.first * hw.second, n = n_out / 4;
+    const auto opts = torch::TensorOptions(torch::kDouble);
+    const auto plan = make_ylg_blocked_plan(hw.first, hw.second, opts);
+    auto q = torch::randn({1, 8, 2, n_out}, opts), k = torch::randn({1, 8, 2, n}, opts);
+    auto v = torch::eye(n, opts).expand({1, 8, n, n}).contiguous();
+    const auto attn = ylg_blocked_attention(plan, q, k, v)[0].transpose(1, 2);  // (8, N, n)
+    EXPECT_TRUE(torch::equal(attn > 0, independent_masks(hw.first, hw.second))) << hw.first << "x" << hw.second;
+    EXPECT_TRUE(torch::allclose(attn.sum(-1), torch::ones({8, n_out}, opts), 1e-12, 1e-12));
   }
 }
