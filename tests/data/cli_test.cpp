@@ -10,6 +10,8 @@
 namespace hamgan {
 namespace {
 
+constexpr const char* kFashionDir = "/usr/share/datasets/fashion-mnist";
+
 void expect_one_line_error(const test::CliResult& r, const std::string& needle) {
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(r.err.rfind("hamgan: error: ", 0), 0u) << r.err;
@@ -39,6 +41,24 @@ TEST(DataCli, BadInputsGiveOneLineAndExitOne) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("none.toml"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o.hdf5"));
+}
+
+TEST(DataCli, InterruptedPrepareLeavesNoFile) {
+  if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN unset";
+  if (!std::filesystem::exists(std::string(kFashionDir) + "/t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "no data";
+  const auto dir = test::fresh_dir("cli_sigint");
+  // Resizing 10,000 images to 256×256 on one thread takes several seconds; SIGINT arrives after 1 s.
+  const std::string cmd = "timeout --preserve-status -s INT 1 " + std::string(std::getenv("HAMGAN_BIN")) +
+                          " prepare --split test --size 256 --idx_resize --workers 1 --no_progress --output " +
+                          dir + "/out.hdf5 >/dev/null 2>" + dir + "/err.txt";
+  const int status = WEXITSTATUS(std::system(cmd.c_str()));
+  if (status == 0) GTEST_SKIP() << "prepare finished before the signal";
+  EXPECT_EQ(status, 1);
+  std::ifstream in(dir + "/err.txt");
+  std::string err((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(err.find("interrupted"), std::string::npos) << err;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find("out.hdf5"), std::string::npos) << e.path();
 }
 
 TEST(DataCli, DataInfoGridHasARowPerClass) {
