@@ -116,6 +116,22 @@ TEST(Hdf5, ReadsFilesWrittenByH5pyInBigGanAndStudioGanLayouts) {
   }
 }
 
+TEST(Hdf5, PrepareConvertsStudioGanNhwcToBigGanNchw) {
+  const auto dir = test::fresh_dir("h5_nhwc");
+  const std::string src = dir + "/studiogan.hdf5";
+  ASSERT_EQ(test::oracle("h5-write " + src + " NHWC 30 3 8 10 " + src + ".imgs " + src + ".labels 500 0"), 0);
+  PrepareConfig cfg;
+  cfg.source.path = src;
+  cfg.output = dir + "/biggan.hdf5";
+  cfg.progress = false;
+  EXPECT_EQ(prepare_dataset(cfg).written, 30);
+  auto labels = test::read_raw(src + ".labels", {30}, torch::kInt64);
+  // h5py sees the same pixels, now NCHW with BigGAN's chunks and attributes.
+  EXPECT_EQ(test::oracle("h5-check " + cfg.output + " " + src + ".imgs " + src + ".labels 30 3 8 10 " +
+                         std::to_string(labels.max().item<int64_t>() + 1)),
+            0);
+}
+
 void expect_data_error(const std::string& path, const std::string& needle) {
   try {
     DatasetSpec s;

@@ -179,6 +179,15 @@ def idx_dump(images_gz, labels_gz, k, out):
     labels[:k].astype(np.int64).tofile(out + ".labels")
 
 
+def cmyk_jpeg(path, raw_out):
+    """A CMYK JPEG as PIL writes it (Adobe marker, inverted channels) and PIL's RGB decode of it."""
+    from PIL import Image
+    rng = np.random.default_rng(5)
+    Image.fromarray(make_image(rng, 24, 30, 3)).convert("CMYK").save(path, quality=95)
+    rgb = np.asarray(Image.open(path).convert("RGB"))
+    rgb.transpose(2, 0, 1).copy().tofile(raw_out)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "png-check":
@@ -193,6 +202,8 @@ def main():
         h5_write(args[0], args[1], *map(int, args[2:6]), args[6], args[7], int(args[8]), args[9] == "1")
     elif cmd == "idx-dump":
         idx_dump(args[0], args[1], int(args[2]), args[3])
+    elif cmd == "cmyk-jpeg":
+        cmyk_jpeg(args[0], args[1])
     elif cmd == "h5-bad":
         h5_bad(args[0], args[1])
     else:
