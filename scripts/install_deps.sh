@@ -14,7 +14,7 @@ APT_PACKAGES=(
 )
 # Reference implementations for tests only; never imported by the product.
 # An entry "package:module" names the import when it differs from the package.
-PIP_TEST_PACKAGES=(numpy scipy h5py pillow:PIL)
+PIP_TEST_PACKAGES=(numpy scipy h5py pillow:PIL tensorboard==2.21.0:tensorboard)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
