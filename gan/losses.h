@@ -1,0 +1,20 @@
+#pragma once
+// Adversarial losses (architecture.md §1.8). Logits are D's raw outputs, shape (N).
+#include <torch/torch.h>
+
+#include <string>
+
+namespace hamgan {
+
+enum class LossType {
+  kHinge,          // D: mean(relu(1 - D(x))) + mean(relu(1 + D(G(z)))); G: -mean(D(G(z)))  (TF-GAN/SAGAN)
+  kNonSaturating,  // D: mean(softplus(-D(x))) + mean(softplus(D(G(z)))); G: mean(softplus(-D(G(z))))
+};
+
+LossType parse_loss_type(const std::string& s);  // "hinge" | "ns"; other values throw ConfigError
+std::string to_string(LossType t);
+
+torch::Tensor discriminator_loss(LossType type, const torch::Tensor& real_logits, const torch::Tensor& fake_logits);
+torch::Tensor generator_loss(LossType type, const torch::Tensor& fake_logits);
+
+}  // namespace hamgan

@@ -1,0 +1,35 @@
+#pragma once
+// The run's metrics log: one JSON object per line (metrics.jsonl), flat
+// {"step": N, "name": value, ...}, readable with `pandas.read_json(lines=True)`
+// or jq, appended as training goes and trimmed on resume.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hamgan {
+
+using MetricRow = std::vector<std::pair<std::string, double>>;
+
+class MetricsLog {
+ public:
+  // A fresh run (`resume_step` < 0) starts an empty file; a resumed run keeps
+  // the rows up to `resume_step` and drops later ones (written after the
+  // checkpoint it resumes from), so the log never has a step twice.
+  MetricsLog(std::string path, int64_t resume_step);
+  void append(int64_t step, const MetricRow& values);  // one line, flushed
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Rows of a metrics.jsonl file (numbers only; NaN/Infinity/null read as NaN/±inf).
+// A missing file or malformed line throws DataError naming the file and line.
+std::vector<std::map<std::string, double>> read_metrics(const std::string& path);
+
+// "1.25", "nan", "inf": the JSON spelling used in the log (Python's json reads NaN/Infinity).
+std::string json_number(double v);
+
+}  // namespace hamgan
