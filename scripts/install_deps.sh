@@ -13,7 +13,8 @@ APT_PACKAGES=(
   dataset-fashion-mnist
 )
 # Reference implementations for tests only; never imported by the product.
-PIP_TEST_PACKAGES=(numpy scipy h5py)
+# An entry "package:module" names the import when it differs from the package.
+PIP_TEST_PACKAGES=(numpy scipy h5py pillow:PIL)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -35,7 +36,7 @@ if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] 
 fi
 pip_missing=()
 for p in "${PIP_TEST_PACKAGES[@]}"; do
-  "$PY" -c "import $p" 2>/dev/null || pip_missing+=("$p")
+  "$PY" -c "import ${p#*:}" 2>/dev/null || pip_missing+=("${p%%:*}")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "install_deps: pip (test references): ${pip_missing[*]}"
