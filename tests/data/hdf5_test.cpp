@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "data/dataset.h"
+#include "data/loader.h"
 #include "data/prepare.h"
 #include "data_test_util.h"
 
@@ -173,6 +174,31 @@ TEST(Hdf5, BrokenFilesGiveOneLineErrors) {
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
   std::ofstream(dir + "/cut.hdf5", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   expect_data_error(dir + "/cut.hdf5", "");
+}
+
+TEST(Hdf5, DamagedChunksFailInLoaderThreadsWithOneLineAndNoHdf5Stack) {
+  const auto dir = test::fresh_dir("h5_damaged");
+  const std::string f = dir + "/damaged.hdf5";
+  ASSERT_EQ(test::oracle("h5-damaged " + f), 0);
+  DatasetSpec s;
+  s.path = f;
+  auto ds = open_dataset(s);  // metadata intact
+  LoaderOptions o;
+  o.batch_size = 500;
+  o.workers = 2;
+  testing::internal::CaptureStderr();
+  std::string msg;
+  {
+    DataLoader loader(ds, o);
+    try {
+      for (int i = 0; i < 4; ++i) loader.next();  // two epochs touch every chunk
+    } catch (const DataError& e) {
+      msg = e.what();
+    }
+  }
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(msg.find(f + ": cannot read images"), std::string::npos) << msg;
+  EXPECT_EQ(printed, "");  // HDF5's own error stack stays silent in worker threads too
 }
 
 TEST(Hdf5, FailedPrepareLeavesNoFileBehind) {
