@@ -15,7 +15,9 @@ struct CommandRegistrar {
 };
 
 // Every subcommand accepts --config FILE (TOML); command-line values override
-// the file and unknown keys in the file are errors naming the key.
+// the file and unknown keys in the file are errors naming the key. The file is
+// loaded from the subcommand's parse_complete_callback (CLI11 2.1 ignores config
+// files of subcommands), so do not set another parse_complete_callback on it.
 void add_config_file_option(CLI::App* sub);
 
 }  // namespace hamgan::cli

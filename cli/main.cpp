@@ -18,9 +18,34 @@ CommandRegistrar::CommandRegistrar(const std::string& name, CommandSetup setup) 
   registry()[name] = std::move(setup);
 }
 
+// CLI11 2.1 reads a config file only for the top-level app, so a subcommand
+// loads its own once its arguments are parsed: each top-level key fills the
+// option of that long name unless the command line gave it; an unknown key or
+// a [section] is an error naming it.
+static void load_config_file(CLI::App* sub) {
+  auto* config = sub->get_config_ptr();
+  if (config == nullptr || config->count() == 0) return;
+  const auto path = config->as<std::string>();
+  if (CLI::detail::check_path(path.c_str()) != CLI::detail::path_type::file) throw hamgan::ConfigError("--config " + path + ": no such file");
+  for (const auto& item : sub->get_config_formatter_base()->from_file(path)) {
+    if (item.name == "++" || item.name == "--") continue;  // CLI11's section enter/leave markers
+    if (!item.parents.empty())
+      throw hamgan::ConfigError(path + ": [" + CLI::detail::join(item.parents, ".") + "] sections are not supported; " +
+                             "use top-level keys (key " + item.fullname() + ")");
+    CLI::Option* opt = sub->get_option_no_throw("--" + item.name);
+    if (opt == nullptr || opt == config)
+      throw hamgan::ConfigError(path + ": unknown key '" + item.name + "' for '" + sub->get_name() +
+                             "'; see '" + sub->get_name() + " --help' for the keys (long option names)");
+    if (opt->count() > 0) continue;  // the command line wins
+    opt->add_result(item.inputs);
+    opt->run_callback();
+  }
+}
+
 void add_config_file_option(CLI::App* sub) {
   sub->set_config("--config", "", "TOML file of option values (command line overrides it)");
   sub->allow_config_extras(CLI::config_extras_mode::error);
+  sub->parse_complete_callback([sub] { load_config_file(sub); });
 }
 
 }  // namespace hamgan::cli

@@ -1,0 +1,62 @@
+// Shared attention parts and the SAGAN self-attention block (architecture.md §1.5).
+#include "modules/attention.h"
+
+#include "core/errors.h"
+#include "modules/builtin_blocks.h"
+
+namespace hamgan {
+
+AttentionBaseImpl::AttentionBaseImpl(int64_t channels_, int64_t qk_channels) : channels(channels_) {
+  // Bias-free 1×1 convs with exact SN W/σ, Glorot-uniform init (§1.5, §1.7, §1.1).
+  auto conv = [](int64_t in, int64_t out) {
+    return SNConv2dOptions(in, out, 1).padding(0).bias(false).mode(SNMode::kExact);
+  };
+  theta = register_module("theta", SNConv2d(conv(channels, qk_channels)));
+  phi = register_module("phi", SNConv2d(conv(channels, qk_channels)));
+  g = register_module("g", SNConv2d(conv(channels, channels / 2)));
+  o = register_module("o", SNConv2d(conv(channels / 2, channels)));
+  sigma = register_parameter("sigma", torch::zeros({}));  // sigma_ratio, init 0 → identity at init
+}
+
+AttentionBaseImpl::Projections AttentionBaseImpl::project(const torch::Tensor& x, const char* block) {
+  if (x.dim() != 4 || x.size(1) != channels || x.size(2) % 2 || x.size(3) % 2 || x.size(2) < 2 || x.size(3) < 2)
+    throw ModelError(std::string("context block ") + block + ": expected (N, " + std::to_string(channels) +
+                     ", H, W) with even H and W, got " + c10::str(x.sizes()));
+  const int64_t b = x.size(0), n = x.size(2) * x.size(3);
+  Projections p;
+  p.q = theta->forward(x).reshape({b, -1, n});                                          // (B, C/8, N)
+  p.k = torch::max_pool2d(phi->forward(x), {2, 2}, {2, 2}).reshape({b, -1, n / 4});  // (B, C/8, N/4)
+  p.v = torch::max_pool2d(g->forward(x), {2, 2}, {2, 2}).reshape({b, -1, n / 4});    // (B, C/2, N/4)
+  return p;
+}
+
+torch::Tensor AttentionBaseImpl::finish(const torch::Tensor& x, const torch::Tensor& attended) {
+  return x + sigma * o->forward(attended);
+}
+
+// ---------------------------------------------------------------- SA
+
+SelfAttentionImpl::SelfAttentionImpl(int64_t channels_) : AttentionBaseImpl(channels_, channels_ / 8) {}
+
+torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor&) {
+  const auto p = project(x, "sa");
+  // A = softmax over the N/4 keys of θᵀφ, no 1/√d scale (§1.5 step 3).
+  const auto attn = torch::softmax(p.q.transpose(1, 2).bmm(p.k), -1);  // (B, N, N/4)
+  const auto out = p.v.bmm(attn.transpose(1, 2));                        // (B, C/2, N)
+  // Row-major (h·W + w) flattening both ways, as the reference (§1.12).
+  return finish(x, out.view({x.size(0), channels / 2, x.size(2), x.size(3)}));
+}
+
+std::string SelfAttentionImpl::describe() const {
+  return "sa(C=" + std::to_string(channels) + ", qk=" + std::to_string(channels / 8) +
+         ", v=" + std::to_string(channels / 2) + ", pooled keys)";
+}
+
+ContextBlock make_sa_block(const ContextOptions&, int64_t channels) {
+  if (channels < 8 || channels % 8)
+    throw ModelError("context block sa needs channels divisible by 8 (C/8 query/key channels), got " +
+                     std::to_string(channels));
+  return std::make_shared<SelfAttentionImpl>(channels);
+}
+
+}  // namespace hamgan

@@ -1,0 +1,65 @@
+#pragma once
+// The SAGAN self-attention block (architecture.md §1.5) and YLG's 8-head
+// local attention (§2.2, §2.3). Both share the four bias-free 1×1 convs with
+// exact spectral normalisation W/σ (§1.7) and the σ-residual y = x + σ·o.
+#include <torch/torch.h>
+
+#include "modules/context_block.h"
+#include "modules/spectral_norm.h"
+
+namespace hamgan {
+
+class AttentionBaseImpl : public ContextBlockImpl {
+ public:
+  AttentionBaseImpl(int64_t channels, int64_t qk_channels);
+  int64_t channels;  // C
+  SNConv2d theta{nullptr}, phi{nullptr}, g{nullptr}, o{nullptr};  // C→C/8, C→C/8, C→C/2, C/2→C
+  torch::Tensor sigma;                                            // scalar, init 0
+
+ protected:
+  struct Projections {
+    torch::Tensor q;  // (B, C/8, H·W)
+    torch::Tensor k;  // (B, C/8, H·W/4), 2×2 max-pooled
+    torch::Tensor v;  // (B, C/2, H·W/4), 2×2 max-pooled
+  };
+  // Checks x is (B, C, H, W) with even H, W, then applies θ, φ, g (+ pooling).
+  Projections project(const torch::Tensor& x, const char* block);
+  // x + σ · o(attended), attended: (B, C/2, H, W).
+  torch::Tensor finish(const torch::Tensor& x, const torch::Tensor& attended);
+};
+
+class SelfAttentionImpl : public AttentionBaseImpl {
+ public:
+  explicit SelfAttentionImpl(int64_t channels);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
+  std::string describe() const override;
+};
+
+// Implementation of the YLG attention product; both give the same result
+// (up to exp(−1000) terms, see docs/modules.md).
+enum class YlgKernel {
+  kDense,   // full (N × N/4) logits per head plus the −1000 mask bias, as the reference
+  kGather,  // logits only for each query's allowed keys (≤ 17 per query at 32×32)
+};
+
+class YlgAttentionImpl : public AttentionBaseImpl {
+ public:
+  static constexpr int64_t kHeads = 8;  // hard-coded in the reference (§2.2)
+  explicit YlgAttentionImpl(int64_t channels, YlgKernel kernel = YlgKernel::kGather);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
+  std::string describe() const override;
+  YlgKernel kernel;
+
+ private:
+  // Per-size constants, rebuilt when H, W, device or dtype change.
+  struct Cache {
+    int64_t height = -1, width = -1;
+    torch::Tensor dense_bias;  // (8, N, N/4): 0 allowed, −1000 disallowed
+    torch::Tensor key_index;   // (8·N·K) flat index into the (8·N/4) head-major keys
+    torch::Tensor key_bias;    // (8, N, 1, K): 0 valid slot, −inf padding
+    int64_t max_keys = 0;      // K
+  } cache_;
+  void prepare(const torch::Tensor& x);
+};
+
+}  // namespace hamgan

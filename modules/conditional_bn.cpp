@@ -1,0 +1,65 @@
+// Conditional batch norm as TF-GAN's tfgan.tpu.batch_norm (architecture.md §1.6).
+#include "modules/conditional_bn.h"
+
+#include "core/errors.h"
+
+namespace hamgan {
+
+ConditionalBatchNormImpl::ConditionalBatchNormImpl(const ConditionalBatchNormOptions& options_) : options(options_) {
+  const auto c = options.channels(), k = options.num_classes();
+  if (c <= 0 || k < 0)
+    throw ModelError("ConditionalBatchNorm: channels must be positive and num_classes >= 0 (got channels=" +
+                     std::to_string(c) + ", num_classes=" + std::to_string(k) + ")");
+  const int64_t rows = k > 0 ? k : 1;
+  // Per-class tables gathered by label: γ init 1 used directly (not 1+γ), β init 0.
+  gain = register_parameter("gain", torch::ones({rows, c}));
+  bias = register_parameter("bias", torch::zeros({rows, c}));
+  // Moving statistics: mean 0, var 1, not zero-debiased.
+  running_mean = register_buffer("running_mean", torch::zeros({c}));
+  running_var = register_buffer("running_var", torch::ones({c}));
+}
+
+torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
+  const auto c = options.channels(), k = options.num_classes();
+  TORCH_CHECK(x.dim() == 4 && x.size(1) == c, "ConditionalBatchNorm: expected (N, ", c, ", H, W), got ", x.sizes());
+  torch::Tensor g, b;  // (N or 1, C, 1, 1)
+  if (k > 0) {
+    if (!labels.defined() || labels.dim() != 1 || labels.size(0) != x.size(0) ||
+        labels.scalar_type() != torch::kLong)
+      throw ModelError("ConditionalBatchNorm: class-conditional BN needs int64 labels of shape (" +
+                       std::to_string(x.size(0)) + ")");
+    // Range check only where it costs no device sync.
+    if (labels.device().is_cpu() && labels.numel() > 0) {
+      const auto lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
+      if (lo < 0 || hi >= k)
+        throw ModelError("ConditionalBatchNorm: label " + std::to_string(lo < 0 ? lo : hi) +
+                         " out of range [0, " + std::to_string(k) + "); check num_classes");
+    }
+    g = gain.index_select(0, labels).view({-1, c, 1, 1});
+    b = bias.index_select(0, labels).view({-1, c, 1, 1});
+  } else {
+    g = gain.view({1, c, 1, 1});
+    b = bias.view({1, c, 1, 1});
+  }
+
+  torch::Tensor mean, var;  // (C)
+  if (is_training()) {
+    // Batch mean and *biased* variance over (N, H, W); the moving averages
+    // are fed the same biased variance (TF's standardize_batch), unlike
+    // PyTorch's BatchNorm which feeds the unbiased one.
+    auto vm = torch::var_mean(x, {0, 2, 3}, /*unbiased=*/false, /*keepdim=*/false);
+    var = std::get<0>(vm);
+    mean = std::get<1>(vm);
+    torch::NoGradGuard no_grad;
+    const double m = options.momentum();
+    running_mean.mul_(1.0 - m).add_(mean.detach(), m);
+    running_var.mul_(1.0 - m).add_(var.detach(), m);
+  } else {
+    mean = running_mean;
+    var = running_var;
+  }
+  const auto scale = torch::rsqrt(var + options.eps()).view({1, c, 1, 1});
+  return (x - mean.view({1, c, 1, 1})) * scale * g + b;
+}
+
+}  // namespace hamgan

@@ -1,0 +1,140 @@
+// Spectral normalisation, following TF-GAN's spectral_normalization.py
+// (architecture.md §1.7).
+#include "modules/spectral_norm.h"
+
+#include <cmath>
+
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+// tf.math.l2_normalize: x / sqrt(max(Σx², eps)) — the epsilon bounds the
+// squared norm, not the norm (§1.7).
+torch::Tensor l2_normalize(const torch::Tensor& x, double eps) {
+  return x * torch::rsqrt(torch::clamp_min(x.square().sum(), eps));
+}
+
+torch::Tensor make_u(int64_t rows) { return torch::randn({rows}); }
+
+}  // namespace
+
+torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
+                                 double eps) {
+  TORCH_CHECK(weight.dim() >= 2, "spectral_normalize: weight must have >= 2 dims, got ", weight.sizes());
+  const auto w = weight.reshape({weight.size(0), -1});  // (out, in·kh·kw)
+  TORCH_CHECK(u.dim() == 1 && u.size(0) == w.size(0), "spectral_normalize: u must be (", w.size(0), "), got ",
+              u.sizes());
+  // One power iteration from the stored u. TF runs it on every call and
+  // writes u back only when training (§1.7); u and v are constants for
+  // autograd, so σ's gradient is uᵀ(dW)v.
+  torch::Tensor u_new, v;
+  {
+    torch::NoGradGuard no_grad;
+    const auto wd = w.detach();
+    v = l2_normalize(torch::mv(wd.t(), u), eps);  // (in)
+    u_new = l2_normalize(torch::mv(wd, v), eps);  // (out)
+    if (update) u.copy_(u_new);
+  }
+  const auto sigma = torch::dot(u_new, torch::mv(w, v));  // scalar, differentiable in W
+  const auto denom = mode == SNMode::kClamp ? torch::clamp_min(sigma, 1.0) : sigma;
+  return weight / denom;
+}
+
+void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out) {
+  // VarianceScaling(scale 1, fan_avg, uniform): U(−b, b), b = √(6 / (fan_in + fan_out)) (§1.1).
+  torch::NoGradGuard no_grad;
+  const double bound = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  weight.uniform_(-bound, bound);
+}
+
+// ---------------------------------------------------------------- SNConv2d
+
+SNConv2dImpl::SNConv2dImpl(const SNConv2dOptions& options_) : options(options_) {
+  const auto k = options.kernel_size();
+  if (options.in_channels() <= 0 || options.out_channels() <= 0 || k <= 0)
+    throw ModelError("SNConv2d: channels and kernel size must be positive (got in=" +
+                     std::to_string(options.in_channels()) + ", out=" + std::to_string(options.out_channels()) +
+                     ", k=" + std::to_string(k) + ")");
+  weight = register_parameter("weight", torch::empty({options.out_channels(), options.in_channels(), k, k}));
+  if (options.bias()) bias = register_parameter("bias", torch::empty({options.out_channels()}));
+  u = register_buffer("u", make_u(options.out_channels()));
+  reset_parameters();
+}
+
+void SNConv2dImpl::reset_parameters() {
+  const auto k2 = options.kernel_size() * options.kernel_size();
+  xavier_uniform_init(weight, options.in_channels() * k2, options.out_channels() * k2);
+  torch::NoGradGuard no_grad;
+  if (bias.defined()) bias.zero_();
+  u.normal_();
+}
+
+torch::Tensor SNConv2dImpl::normalized_weight() { return spectral_normalize(weight, u, options.mode(), is_training()); }
+
+torch::Tensor SNConv2dImpl::forward(const torch::Tensor& x) {
+  TORCH_CHECK(x.dim() == 4 && x.size(1) == options.in_channels(), "SNConv2d: expected (N, ", options.in_channels(),
+              ", H, W), got ", x.sizes());
+  const int64_t pad = options.padding() < 0 ? options.kernel_size() / 2 : options.padding();
+  return torch::conv2d(x, normalized_weight(), bias, /*stride=*/1, /*padding=*/pad);
+}
+
+// ---------------------------------------------------------------- SNLinear
+
+SNLinearImpl::SNLinearImpl(int64_t in_features_, int64_t out_features_, bool with_bias, SNMode mode_)
+    : in_features(in_features_), out_features(out_features_), mode(mode_) {
+  if (in_features <= 0 || out_features <= 0)
+    throw ModelError("SNLinear: features must be positive (got in=" + std::to_string(in_features) +
+                     ", out=" + std::to_string(out_features) + ")");
+  weight = register_parameter("weight", torch::empty({out_features, in_features}));
+  if (with_bias) bias = register_parameter("bias", torch::empty({out_features}));
+  u = register_buffer("u", make_u(out_features));
+  reset_parameters();
+}
+
+void SNLinearImpl::reset_parameters() {
+  xavier_uniform_init(weight, in_features, out_features);
+  torch::NoGradGuard no_grad;
+  if (bias.defined()) bias.zero_();
+  u.normal_();
+}
+
+torch::Tensor SNLinearImpl::forward(const torch::Tensor& x) {
+  TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "SNLinear: expected (..., ", in_features, "), got ",
+              x.sizes());
+  return torch::nn::functional::linear(x, spectral_normalize(weight, u, mode, is_training()), bias);
+}
+
+// ---------------------------------------------------------------- SNEmbedding
+
+SNEmbeddingImpl::SNEmbeddingImpl(int64_t num_embeddings_, int64_t embedding_dim_, SNMode mode_)
+    : num_embeddings(num_embeddings_), embedding_dim(embedding_dim_), mode(mode_) {
+  if (num_embeddings <= 0 || embedding_dim <= 0)
+    throw ModelError("SNEmbedding: sizes must be positive (got classes=" + std::to_string(num_embeddings) +
+                     ", dim=" + std::to_string(embedding_dim) + ")");
+  weight = register_parameter("weight", torch::empty({num_embeddings, embedding_dim}));
+  // TF normalises the transposed table (dim × classes) with u over its
+  // columns, i.e. u has one entry per class; viewing our (classes × dim)
+  // table as (out, in) gives exactly that iteration (§1.7).
+  u = register_buffer("u", make_u(num_embeddings));
+  reset_parameters();
+}
+
+void SNEmbeddingImpl::reset_parameters() {
+  xavier_uniform_init(weight, num_embeddings, embedding_dim);
+  torch::NoGradGuard no_grad;
+  u.normal_();
+}
+
+torch::Tensor SNEmbeddingImpl::forward(const torch::Tensor& labels) {
+  TORCH_CHECK(labels.scalar_type() == torch::kLong, "SNEmbedding: labels must be int64, got ", labels.scalar_type());
+  if (labels.device().is_cpu() && labels.numel() > 0) {
+    const auto lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
+    if (lo < 0 || hi >= num_embeddings)
+      throw ModelError("SNEmbedding: label out of range [0, " + std::to_string(num_embeddings) + "): got " +
+                       std::to_string(lo < 0 ? lo : hi) + "; check num_classes");
+  }
+  return torch::embedding(spectral_normalize(weight, u, mode, is_training()), labels);
+}
+
+}  // namespace hamgan

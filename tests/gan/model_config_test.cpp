@@ -1,0 +1,96 @@
+// ModelConfig validation and the channel plans (model_plan.h).
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "gan/model_config.h"
+#include "gan/model_plan.h"
+#include "gan_test_util.h"
+
+namespace hamgan {
+namespace {
+
+std::vector<int64_t> outs(const std::vector<BlockPlan>& plan) {
+  std::vector<int64_t> v;
+  for (const auto& b : plan) v.push_back(b.out_ch);
+  return v;
+}
+
+TEST(ModelPlan, Reference128MatchesTheSheet) {
+  const ModelConfig c = model_preset("sngan128");
+  // §1.3: stem 4×4×1024, blocks 1024→1024→512→256→128→64.
+  EXPECT_EQ(generator_stem_channels(c), 1024);
+  EXPECT_EQ(outs(generator_plan(c)), (std::vector<int64_t>{1024, 512, 256, 128, 64}));
+  // §1.4: 64, 128, 256, 512, 1024, 1024 (the last without downsampling).
+  const auto d = discriminator_plan(c);
+  EXPECT_EQ(outs(d), (std::vector<int64_t>{64, 128, 256, 512, 1024, 1024}));
+  EXPECT_FALSE(d.back().resample);
+  EXPECT_EQ(d.back().out_side, 4);
+  // The context block follows G block3 (32×32×256) and D block2 (32×32×128).
+  EXPECT_EQ(context_index(generator_plan(c), 32), 2);
+  EXPECT_EQ(context_index(d, 32), 1);
+}
+
+TEST(ModelPlan, SmallerResolutionsDropBlocksFromTheDeepEnd) {
+  ModelConfig c = test::small_config(64, "none", 1);
+  EXPECT_EQ(generator_stem_channels(c), 16);
+  EXPECT_EQ(outs(generator_plan(c)), (std::vector<int64_t>{8, 4, 2, 1}));
+  EXPECT_EQ(outs(discriminator_plan(c)), (std::vector<int64_t>{1, 2, 4, 8, 8}));
+  c.resolution = 32;
+  EXPECT_EQ(generator_stem_channels(c), 8);
+  EXPECT_EQ(outs(generator_plan(c)), (std::vector<int64_t>{4, 2, 1}));
+  EXPECT_EQ(outs(discriminator_plan(c)), (std::vector<int64_t>{1, 2, 4, 4}));
+}
+
+TEST(ModelConfig, DefaultBlockPosition) {
+  ModelConfig c;
+  EXPECT_NO_THROW(c.validate());
+  EXPECT_EQ(c.context_side(), 16);  // 32×32 images: D has no 32×32 feature map
+  c.resolution = 64;
+  EXPECT_EQ(c.context_side(), 32);
+  c.resolution = 128;
+  EXPECT_EQ(c.context_side(), 32);
+}
+
+TEST(ModelConfig, RejectsBadValues) {
+  auto bad = [](auto mutate) {
+    ModelConfig c;
+    mutate(c);
+    EXPECT_THROW(c.validate(), ConfigError);
+  };
+  bad([](ModelConfig& c) { c.resolution = 48; });
+  bad([](ModelConfig& c) { c.g_ch = 0; });
+  bad([](ModelConfig& c) { c.num_classes = 0; });
+  bad([](ModelConfig& c) { c.z_dim = -1; });
+  bad([](ModelConfig& c) { c.block_resolution = 32; });  // at resolution 32
+  bad([](ModelConfig& c) { c.block_resolution = 4; });   // G has no block output at 4×4
+  bad([](ModelConfig& c) { c.resolution = 128, c.block_resolution = 128; });
+  bad([](ModelConfig& c) { c.g_block.name = "attention"; });
+  bad([](ModelConfig& c) { c.d_block.rank = -1; });
+  ModelConfig ok;
+  ok.resolution = 128;
+  for (int64_t side : {8, 16, 32, 64}) {
+    ok.block_resolution = side;
+    EXPECT_NO_THROW(ok.validate()) << side;
+  }
+}
+
+TEST(ModelConfig, ErrorNamesTheKey) {
+  ModelConfig c;
+  c.block_resolution = 32;
+  try {
+    c.validate();
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("block_resolution"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelConfig, InitSchemeNamesRoundTrip) {
+  for (auto s : {InitScheme::kXavier, InitScheme::kOrthogonal, InitScheme::kN02})
+    EXPECT_EQ(parse_init_scheme(to_string(s)), s);
+  EXPECT_THROW(parse_init_scheme("glorot"), ConfigError);
+  EXPECT_THROW(model_preset("biggan128"), ConfigError);
+}
+
+}  // namespace
+}  // namespace hamgan
