@@ -13,7 +13,9 @@ APT_PACKAGES=(
   dataset-fashion-mnist
 )
 # Reference implementations for tests only; never imported by the product.
-PIP_TEST_PACKAGES=(numpy scipy h5py)
+# pytorch-fid calls scipy's sqrtm(disp=...), removed in scipy 1.18; torchvision
+# 0.27.x is the release built against torch 2.12.
+PIP_TEST_PACKAGES=(numpy "scipy<1.18" h5py "torchvision==0.27.1" pytorch-fid torch-fidelity)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -35,7 +37,9 @@ if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] 
 fi
 pip_missing=()
 for p in "${PIP_TEST_PACKAGES[@]}"; do
-  "$PY" -c "import $p" 2>/dev/null || pip_missing+=("$p")
+  module="${p%%[<>=]*}"       # "scipy<1.18" → scipy
+  module="${module//-/_}"     # pytorch-fid → pytorch_fid
+  "$PY" -c "import $module" 2>/dev/null || pip_missing+=("$p")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "install_deps: pip (test references): ${pip_missing[*]}"
