@@ -75,7 +75,9 @@ FidReport run_fid(const FidConfig& c, std::ostream& out) {
       side[i] = extract_features(*source, *extractor, c.sampling.batch, c.kid, c.inception_score,
                                  std::string(i == 0 ? "A" : "B") + " features");
     }
-    out << (i == 0 ? "A: " : "B: ") << side[i].description << " (n=" << side[i].stats.n << ")\n";
+    out << (i == 0 ? "A: " : "B: ") << side[i].description
+        << (side[i].stats.n > 0 ? " (n=" + std::to_string(side[i].stats.n) + ")" : std::string(" (n not recorded)"))
+        << "\n";
     warn_few_samples(side[i].stats.n, path);
   }
   report.n_a = side[0].stats.n;
@@ -131,8 +133,9 @@ void run_fid_bench(const FidBenchConfig& c, std::ostream& out) {
       done += c.batch;
     }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out << "  " << fx.describe() << "\n  " << done << " images " << c.size << "×" << c.size << " in " << fmt(s)
-        << " s: " << fmt(done / s) << " images/s (batch " << c.batch << ", " << torch::get_num_threads()
+    char rate[96];
+    std::snprintf(rate, sizeof rate, " in %.2f s: %.1f images/s", s, done / s);
+    out << "  " << fx.describe() << "\n  " << done << " images " << c.size << "×" << c.size << rate << " (batch " << c.batch << ", " << torch::get_num_threads()
         << " threads, " << fx.device() << ")\n";
   };
   FeatureOptions inc = c.features;

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "data/dataset.h"
 #include "metrics/classifier.h"
 #include "metrics/npz.h"
 #include "metrics/stats.h"
