@@ -2,6 +2,7 @@
 #include "gan/model_config.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "core/errors.h"
 #include "gan/model_plan.h"
@@ -29,6 +30,16 @@ void validate_block(const ContextOptions& o, const char* key) {
   if (o.rank < 0) throw ConfigError("model: ham_rank must be >= 0 (0 means channels / 8)");
   if (o.temperature < 0) throw ConfigError("model: ham_temperature must be >= 0 (0 means the reference value)");
   if (o.beta <= 0) throw ConfigError("model: ham_beta must be positive");
+}
+
+// The shortest decimal that reads back as exactly `v`.
+std::string shortest(double v) {
+  for (int digits = 6;; ++digits) {
+    std::ostringstream s;
+    s.precision(digits);
+    s << v;
+    if (digits >= 17 || std::stod(s.str()) == v) return s.str();
+  }
 }
 
 }  // namespace
@@ -72,6 +83,19 @@ std::string to_string(InitScheme s) {
     case InitScheme::kN02: return "n02";
   }
   return "?";
+}
+
+std::string to_toml(const ModelConfig& c) {
+  std::ostringstream s;
+  const auto& h = c.g_block;
+  s << "resolution = " << c.resolution << "\nimage_channels = " << c.image_channels << "\nnum_classes = "
+    << c.num_classes << "\nz_dim = " << c.z_dim << "\ng_ch = " << c.g_ch << "\nd_ch = " << c.d_ch
+    << "\nblock_resolution = " << c.block_resolution << "\ng_block = \"" << c.g_block.name << "\"\nd_block = \""
+    << c.d_block.name << "\"\nham_type = \"" << to_string(h.ham_type) << "\"\nham_train_steps = " << h.train_steps
+    << "\nham_eval_steps = " << h.eval_steps << "\nham_rank = " << h.rank << "\nham_gradient = \""
+    << to_string(h.gradient) << "\"\nham_temperature = " << shortest(h.temperature) << "\nham_beta = " << shortest(h.beta)
+    << "\nham_init = \"" << to_string(h.init) << "\"\ninit = \"" << to_string(c.init) << "\"\n";
+  return s.str();
 }
 
 std::vector<std::string> model_preset_names() { return {"sagan128", "hamgan128", "ylg128", "sngan128"}; }

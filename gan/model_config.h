@@ -34,6 +34,10 @@ struct ModelConfig {
 InitScheme parse_init_scheme(const std::string& s);
 std::string to_string(InitScheme s);
 
+// The config as flat TOML keys (the names of cli/model_options.h), one per line, readable back with
+// --config. The ham_* keys are written from g_block (the CLI sets the same values in both blocks).
+std::string to_toml(const ModelConfig& c);
+
 // Reference configurations (architecture.md §1, §2, §3): 128×128, 1000 classes, g_ch = d_ch = 64, block at 32.
 // Names: sagan128 (sa), ylg128 (ylg), hamgan128 (ham, NMF), sngan128 (none). Unknown names throw ConfigError.
 ModelConfig model_preset(const std::string& name);

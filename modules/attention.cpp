@@ -36,7 +36,16 @@ torch::Tensor AttentionBaseImpl::finish(const torch::Tensor& x, const torch::Ten
 
 // ---------------------------------------------------------------- SA
 
-SelfAttentionImpl::SelfAttentionImpl(int64_t channels_) : AttentionBaseImpl(channels_, channels_ / 8) {}
+int64_t checked_attention_channels(int64_t channels, int64_t multiple, const char* block) {
+  if (channels < multiple || channels % multiple)
+    throw ModelError(std::string("context block ") + block + " needs channels divisible by " +
+                     std::to_string(multiple) + (multiple == 8 ? " (C/8 query/key channels)" : " (8 heads of C/64 query/key channels)") +
+                     ", got " + std::to_string(channels));
+  return channels;
+}
+
+SelfAttentionImpl::SelfAttentionImpl(int64_t channels_)
+    : AttentionBaseImpl(checked_attention_channels(channels_, 8, "sa"), channels_ / 8) {}
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor&) {
   const auto p = project(x, "sa");
@@ -53,9 +62,6 @@ std::string SelfAttentionImpl::describe() const {
 }
 
 ContextBlock make_sa_block(const ContextOptions&, int64_t channels) {
-  if (channels < 8 || channels % 8)
-    throw ModelError("context block sa needs channels divisible by 8 (C/8 query/key channels), got " +
-                     std::to_string(channels));
   return std::make_shared<SelfAttentionImpl>(channels);
 }
 

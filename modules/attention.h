@@ -6,8 +6,12 @@
 
 #include "modules/context_block.h"
 #include "modules/spectral_norm.h"
+#include "modules/ylg_blocked.h"
 
 namespace hamgan {
+
+// Returns `channels` if it is a positive multiple of `multiple`, else throws ModelError.
+int64_t checked_attention_channels(int64_t channels, int64_t multiple, const char* block);
 
 class AttentionBaseImpl : public ContextBlockImpl {
  public:
@@ -39,13 +43,14 @@ class SelfAttentionImpl : public AttentionBaseImpl {
 // (up to exp(−1000) terms, see docs/modules.md).
 enum class YlgKernel {
   kDense,   // full (N × N/4) logits per head plus the −1000 mask bias, as the reference
-  kGather,  // logits only for each query's allowed keys (≤ 17 per query at 32×32)
+  kGather,   // per-query padded lists of allowed keys (≤ 17 per query at 32×32), gathered
+  kBlocked,  // pattern structure: block-local matmuls (floor heads), shared summary keys (repetitive heads)
 };
 
 class YlgAttentionImpl : public AttentionBaseImpl {
  public:
   static constexpr int64_t kHeads = 8;  // hard-coded in the reference (§2.2)
-  explicit YlgAttentionImpl(int64_t channels, YlgKernel kernel = YlgKernel::kGather);
+  explicit YlgAttentionImpl(int64_t channels, YlgKernel kernel = YlgKernel::kBlocked);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
   std::string describe() const override;
   YlgKernel kernel;
@@ -58,6 +63,7 @@ class YlgAttentionImpl : public AttentionBaseImpl {
     torch::Tensor key_index;   // (8·N·K) flat index into the (8·N/4) head-major keys
     torch::Tensor key_bias;    // (8, N, 1, K): 0 valid slot, −inf padding
     int64_t max_keys = 0;      // K
+    YlgBlockedPlan plan;       // kBlocked constants
   } cache_;
   void prepare(const torch::Tensor& x);
 };

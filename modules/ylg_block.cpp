@@ -11,17 +11,24 @@
 namespace hamgan {
 
 YlgAttentionImpl::YlgAttentionImpl(int64_t channels_, YlgKernel kernel_)
-    : AttentionBaseImpl(channels_, channels_ / 8), kernel(kernel_) {}
+    : AttentionBaseImpl(checked_attention_channels(channels_, 64, "ylg"), channels_ / 8), kernel(kernel_) {}
 
 void YlgAttentionImpl::prepare(const torch::Tensor& x) {
   const int64_t h = x.size(2), w = x.size(3);
   const auto opts = x.options();
   const bool same_size = cache_.height == h && cache_.width == w;
   auto fits = [&](const torch::Tensor& t) { return t.defined() && t.device() == x.device() && t.dtype() == x.dtype(); };
-  if (same_size && (kernel == YlgKernel::kDense ? fits(cache_.dense_bias) : fits(cache_.key_bias))) return;
+  const auto& probe = kernel == YlgKernel::kDense    ? cache_.dense_bias
+                      : kernel == YlgKernel::kGather ? cache_.key_bias
+                                                     : cache_.plan.floor_bias;
+  if (same_size && fits(probe)) return;
   if (!same_size) cache_ = Cache{};
   cache_.height = h;
   cache_.width = w;
+  if (kernel == YlgKernel::kBlocked) {
+    cache_.plan = make_ylg_blocked_plan(h, w, opts);
+    return;
+  }
   const auto masks = ylg_masks(h, w);  // (8, N, n) bool, CPU
   const int64_t n_out = masks.size(1), n = masks.size(2);
   if (kernel == YlgKernel::kDense) {
@@ -64,6 +71,11 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
   const auto k = p.k.view({b, kHeads, -1, n});                       // (B, 8, dq, n)
   const auto v = p.v.view({b, kHeads, -1, n});                       // (B, 8, dv, n)
   const int64_t dq = k.size(2), dv = v.size(2);
+  if (kernel == YlgKernel::kBlocked) {
+    const auto out = ylg_blocked_attention(cache_.plan, p.q.view({b, kHeads, -1, n_out}), k, v);  // (B, 8, dv, N)
+    // Heads re-merged interleaved: channel = d·8 + h (§2.2).
+    return finish(x, out.transpose(1, 2).reshape({b, channels / 2, x.size(2), x.size(3)}));
+  }
   torch::Tensor out;  // (B, 8, N, dv)
   if (kernel == YlgKernel::kDense) {
     // No 1/√d scale; softmax over all n keys with −1000 on disallowed ones.
@@ -86,13 +98,10 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
 
 std::string YlgAttentionImpl::describe() const {
   return "ylg(C=" + std::to_string(channels) + ", heads=8, qk/head=" + std::to_string(channels / 64) +
-         ", v/head=" + std::to_string(channels / 16) + ", " + (kernel == YlgKernel::kDense ? "dense" : "gather") + ")";
+         ", v/head=" + std::to_string(channels / 16) + ", " + (kernel == YlgKernel::kDense ? "dense" : kernel == YlgKernel::kGather ? "gather" : "blocked") + ")";
 }
 
 ContextBlock make_ylg_block(const ContextOptions&, int64_t channels) {
-  if (channels < 64 || channels % 64)
-    throw ModelError("context block ylg needs channels divisible by 64 (8 heads of C/64 query/key channels), got " +
-                     std::to_string(channels));
   return std::make_shared<YlgAttentionImpl>(channels);
 }
 

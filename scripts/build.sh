@@ -15,4 +15,9 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     ${Torch_DIR:+-DTorch_DIR="$Torch_DIR"} ${HAMGAN_CMAKE_ARGS:-} >/dev/null
 fi
 export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
-cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}" "$@"
+# Plain words are target names: scripts/build.sh hamgan test_modules
+args=()
+for a in "$@"; do
+  case "$a" in -*) args+=("$a") ;; *) args+=(--target "$a") ;; esac
+done
+cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}" "${args[@]}"

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gan/model_config.h"
+
 namespace {
 
 struct Run {
@@ -72,6 +74,50 @@ TEST(ModelInfoCli, BadInputExitsWithOneLineError) {
   r = run("model-info --preset sagan128 --g_ch 32");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("cannot be combined"), std::string::npos) << r.output;
+}
+
+TEST(ModelInfoCli, ToTomlRoundTripsThroughConfig) {
+  REQUIRE_BIN();
+  hamgan::ModelConfig c;
+  c.resolution = 64;
+  c.image_channels = 1;
+  c.num_classes = 7;
+  c.z_dim = 20;
+  c.g_ch = 4;
+  c.d_ch = 8;
+  c.block_resolution = 16;
+  c.g_block.name = "sa";
+  c.init = hamgan::InitScheme::kN02;
+  const auto file = temp_dir() / "roundtrip.toml";
+  std::ofstream(file) << hamgan::to_toml(c);
+  const auto r = run("model-info --config " + file.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.substr(0, r.output.find('\n')),
+            "model: resolution 64, image_channels 1, num_classes 7, z_dim 20, g_ch 4, d_ch 8, context at 16x16, "
+            "init n02");
+  EXPECT_NE(r.output.find("G (context: sa("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("D (context: none)"), std::string::npos) << r.output;
+}
+
+TEST(ModelInfoCli, HamKeysReachBothNetworksBlocks) {
+  REQUIRE_BIN();
+  const auto file = temp_dir() / "ham.toml";
+  std::ofstream(file) << "ham_type = \"cd\"\nham_rank = 3\nham_train_steps = 2\nham_eval_steps = 4\n"
+                         "ham_gradient = \"bptt\"\nham_beta = 0.5\nham_init = \"online\"\n";
+  const auto r = run("model-info --config " + file.string() +
+                     " --resolution 32 --g_ch 8 --d_ch 8 --g_block ham --d_block ham");
+  if (r.output.find("not built yet") != std::string::npos) GTEST_SKIP() << r.output;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto g = r.output.find("G (context: "), d = r.output.find("D (context: ");
+  ASSERT_NE(g, std::string::npos) << r.output;
+  ASSERT_NE(d, std::string::npos) << r.output;
+  const auto g_line = r.output.substr(g, r.output.find('\n', g) - g);
+  const auto d_line = r.output.substr(d, r.output.find('\n', d) - d);
+  for (const auto* line : {&g_line, &d_line})
+    for (const char* want : {"ham(cd", "r=3", "K=2/4", "bptt", "beta=0.5", "init=online"})
+      EXPECT_NE(line->find(want), std::string::npos) << want << " in " << *line;
+  EXPECT_NE(g_line.find("cbn"), std::string::npos) << g_line;  // G's block is class-conditional
+  EXPECT_EQ(d_line.find("cbn"), std::string::npos) << d_line;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "modules/attention.h"
+#include "modules/ylg_blocked.h"
 #include "modules/ylg_masks.h"
 
 using namespace hamgan;
@@ -203,17 +204,11 @@ TEST(YlgMasks, ReferenceChecksumsAt32x32) {
   EXPECT_TRUE(torch::equal(m.select(1, 8 * 32 + 5), m.select(1, 5)));
 }
 
-TEST(YlgAttention, DenseAndGatherMatchNaiveMaskedReference) {
+TEST(YlgAttention, EveryKernelMatchesNaiveMaskedReference) {
   torch::manual_seed(3);
-  for (auto hw : {std::pair<int64_t, int64_t>{8, 8}, {6, 12}, {32, 32}}) {
+  for (auto hw : {std::pair<int64_t, int64_t>{8, 8}, {6, 12}, {4, 8}, {2, 2}, {32, 32}}) {
     const int64_t c = 64;
     auto dense = make_ylg(c, YlgKernel::kDense, 0.8);
-    auto gather = make_ylg(c, YlgKernel::kGather, 0.8);
-    {
-      torch::NoGradGuard ng;
-      for (size_t i = 0; i < dense->parameters().size(); ++i) gather->parameters()[i].copy_(dense->parameters()[i]);
-      for (size_t i = 0; i < dense->buffers().size(); ++i) gather->buffers()[i].copy_(dense->buffers()[i]);
-    }
     const int64_t batch = hw.first == 32 ? 1 : 2;
     auto x = torch::randn({batch, c, hw.first, hw.second}, torch::kDouble) * 3;
     const auto mask = independent_masks(hw.first, hw.second);
@@ -221,24 +216,67 @@ TEST(YlgAttention, DenseAndGatherMatchNaiveMaskedReference) {
     auto expected = naive_attention(x, weights_of(*dense), 8,
                                     [&](int64_t h, int64_t q, int64_t k) { return !ma[h][q][k]; });
     EXPECT_TRUE(torch::allclose(dense->forward(x), expected, 1e-10, 1e-12)) << hw.first << "x" << hw.second;
-    EXPECT_TRUE(torch::allclose(gather->forward(x), expected, 1e-10, 1e-12)) << hw.first << "x" << hw.second;
+    for (auto kernel : {YlgKernel::kGather, YlgKernel::kBlocked}) {
+      auto other = make_ylg(c, kernel, 0.8);
+      {
+        torch::NoGradGuard ng;
+        for (size_t i = 0; i < dense->parameters().size(); ++i) other->parameters()[i].copy_(dense->parameters()[i]);
+        for (size_t i = 0; i < dense->buffers().size(); ++i) other->buffers()[i].copy_(dense->buffers()[i]);
+      }
+      EXPECT_TRUE(torch::allclose(other->forward(x), expected, 1e-10, 1e-12))
+          << other->describe() << " " << hw.first << "x" << hw.second;
+    }
   }
 }
 
-TEST(YlgAttention, GatherGradientMatchesFiniteDifferences) {
-  torch::manual_seed(4);
-  auto ylg = make_ylg(64, YlgKernel::kGather, 0.9);
-  auto x = torch::randn({1, 64, 4, 4}, torch::kDouble).requires_grad_(true);
-  auto r = torch::randn({1, 64, 4, 4}, torch::kDouble);
-  (ylg->forward(x) * r).sum().backward();
-  auto flat = x.detach().clone().view({-1});
-  for (int64_t i = 0; i < flat.numel(); i += 37) {
+TEST(YlgAttention, KernelsAgreeInFloat32WithTrainingUpdates) {
+  // float32, training mode (SN u updates): the three kernels stay within float rounding.
+  torch::manual_seed(5);
+  std::vector<std::shared_ptr<YlgAttentionImpl>> blocks;
+  for (auto kernel : {YlgKernel::kDense, YlgKernel::kGather, YlgKernel::kBlocked}) {
+    torch::manual_seed(6);
+    blocks.push_back(std::make_shared<YlgAttentionImpl>(128, kernel));
     torch::NoGradGuard ng;
-    auto xp = flat.clone(), xm = flat.clone();
-    xp[i] += 1e-6;
-    xm[i] -= 1e-6;
-    const double fd =
-        ((ylg->forward(xp.view(x.sizes())) - ylg->forward(xm.view(x.sizes()))) * r).sum().item<double>() / 2e-6;
-    EXPECT_NEAR(x.grad().view({-1})[i].item<double>(), fd, 1e-6);
+    blocks.back()->sigma.fill_(1.0);
+  }
+  auto x = torch::randn({2, 128, 16, 16});
+  const auto ref = blocks[0]->forward(x);
+  for (size_t i = 1; i < blocks.size(); ++i)
+    EXPECT_TRUE(torch::allclose(blocks[i]->forward(x), ref, 1e-4, 1e-5)) << blocks[i]->describe();
+}
+
+TEST(YlgAttention, GradientsMatchFiniteDifferences) {
+  for (auto kernel : {YlgKernel::kGather, YlgKernel::kBlocked}) {
+    torch::manual_seed(4);
+    auto ylg = make_ylg(64, kernel, 0.9);
+    auto x = torch::randn({1, 64, 4, 4}, torch::kDouble).requires_grad_(true);
+    auto r = torch::randn({1, 64, 4, 4}, torch::kDouble);
+    (ylg->forward(x) * r).sum().backward();
+    auto flat = x.detach().clone().view({-1});
+    for (int64_t i = 0; i < flat.numel(); i += 37) {
+      torch::NoGradGuard ng;
+      auto xp = flat.clone(), xm = flat.clone();
+      xp[i] += 1e-6;
+      xm[i] -= 1e-6;
+      const double fd =
+          ((ylg->forward(xp.view(x.sizes())) - ylg->forward(xm.view(x.sizes()))) * r).sum().item<double>() / 2e-6;
+      EXPECT_NEAR(x.grad().view({-1})[i].item<double>(), fd, 1e-6) << ylg->describe();
+    }
+  }
+}
+
+TEST(YlgAttention, BlockedKernelAttendsExactlyTheAllowedKeys) {
+  // With one-hot values (dv = n, v[d, key] = δ(d, key)) the kernel's output
+  // is the attention matrix itself: its support must be the independent mask.
+  torch::manual_seed(6);
+  for (auto hw : {std::pair<int64_t, int64_t>{8, 8}, {6, 12}, {32, 32}}) {
+    const int64_t n_out = hw.first * hw.second, n = n_out / 4;
+    const auto opts = torch::TensorOptions(torch::kDouble);
+    const auto plan = make_ylg_blocked_plan(hw.first, hw.second, opts);
+    auto q = torch::randn({1, 8, 2, n_out}, opts), k = torch::randn({1, 8, 2, n}, opts);
+    auto v = torch::eye(n, opts).expand({1, 8, n, n}).contiguous();
+    const auto attn = ylg_blocked_attention(plan, q, k, v)[0].transpose(1, 2);  // (8, N, n)
+    EXPECT_TRUE(torch::equal(attn > 0, independent_masks(hw.first, hw.second))) << hw.first << "x" << hw.second;
+    EXPECT_TRUE(torch::allclose(attn.sum(-1), torch::ones({8, n_out}, opts), 1e-12, 1e-12));
   }
 }
