@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace hamgan::cli {
 
@@ -15,9 +16,15 @@ struct CommandRegistrar {
 };
 
 // Every subcommand accepts --config FILE (TOML); command-line values override
-// the file and unknown keys in the file are errors naming the key. The file is
-// loaded from the subcommand's parse_complete_callback (CLI11 2.1 ignores config
-// files of subcommands), so do not set another parse_complete_callback on it.
+// the file and unknown keys in the file are errors naming the key. Keys are the
+// long option names without dashes. CLI11 2.1 ignores config files of
+// subcommands, so main() expands the file into arguments before parsing
+// (expand_config_file): options required on the command line may come from it.
 void add_config_file_option(CLI::App* sub);
+
+// Expands the chosen subcommand's --config FILE into options in `args`
+// (argv without the program name), before parsing; see cli/config_file.cpp.
+// Throws ConfigError for a missing file or an unknown key.
+void expand_config_file(CLI::App& root, std::vector<std::string>& args);
 
 }  // namespace hamgan::cli

@@ -1,6 +1,7 @@
 // hamgan: the command-line entry point. Parsing only; work happens in the library.
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -18,36 +19,6 @@ CommandRegistrar::CommandRegistrar(const std::string& name, CommandSetup setup) 
   registry()[name] = std::move(setup);
 }
 
-// CLI11 2.1 reads a config file only for the top-level app, so a subcommand
-// loads its own once its arguments are parsed: each top-level key fills the
-// option of that long name unless the command line gave it; an unknown key or
-// a [section] is an error naming it.
-static void load_config_file(CLI::App* sub) {
-  auto* config = sub->get_config_ptr();
-  if (config == nullptr || config->count() == 0) return;
-  const auto path = config->as<std::string>();
-  if (CLI::detail::check_path(path.c_str()) != CLI::detail::path_type::file) throw hamgan::ConfigError("--config " + path + ": no such file");
-  for (const auto& item : sub->get_config_formatter_base()->from_file(path)) {
-    if (item.name == "++" || item.name == "--") continue;  // CLI11's section enter/leave markers
-    if (!item.parents.empty())
-      throw hamgan::ConfigError(path + ": [" + CLI::detail::join(item.parents, ".") + "] sections are not supported; " +
-                             "use top-level keys (key " + item.fullname() + ")");
-    CLI::Option* opt = sub->get_option_no_throw("--" + item.name);
-    if (opt == nullptr || opt == config)
-      throw hamgan::ConfigError(path + ": unknown key '" + item.name + "' for '" + sub->get_name() +
-                             "'; see '" + sub->get_name() + " --help' for the keys (long option names)");
-    if (opt->count() > 0) continue;  // the command line wins
-    opt->add_result(item.inputs);
-    opt->run_callback();
-  }
-}
-
-void add_config_file_option(CLI::App* sub) {
-  sub->set_config("--config", "", "TOML file of option values (command line overrides it)");
-  sub->allow_config_extras(CLI::config_extras_mode::error);
-  sub->parse_complete_callback([sub] { load_config_file(sub); });
-}
-
 }  // namespace hamgan::cli
 
 int main(int argc, char** argv) {
@@ -56,7 +27,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "hamgan 0.1.0");
   for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    hamgan::cli::expand_config_file(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const c10::Error& e) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hamgan {
 
@@ -27,6 +28,13 @@ class Dataset {
   virtual int64_t height() const = 0;
   virtual int64_t width() const = 0;
   virtual std::string describe() const = 0;  // format and path, for logs
+
+  // The label alone; formats override it so counting classes reads no pixels.
+  virtual int64_t label(int64_t index) const { return get(index).label; }
+  // Copies examples `indices` into `images` (B·C·H·W bytes, (B, C, H, W)
+  // order) and `labels` (B). Formats override it to read efficiently (HDF5
+  // reads sorted runs of neighbours in one call). Thread-safe.
+  virtual void get_batch(const std::vector<int64_t>& indices, uint8_t* images, int64_t* labels) const;
 };
 
 struct DatasetSpec {
@@ -35,7 +43,10 @@ struct DatasetSpec {
   int64_t size = 32;       // target side for IDX (padded/resized) and image folders
   int64_t channels = 0;    // 0: the source's own (IDX 1, folders/HDF5 3); 1 or 3 converts
   bool in_memory = false;  // HDF5: load the whole file when it fits
+  bool idx_resize = false; // IDX: resize 28→size (bilinear) instead of zero-padding
+  bool quiet = false;      // no warnings on stderr (skipped files are still counted)
 };
+// HDF5 files keep their own image size: `size` applies to IDX and folders only.
 
 // Detects the format from the path and opens it; bad input throws DataError.
 std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec);

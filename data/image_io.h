@@ -1,5 +1,6 @@
 #pragma once
-// PNG writing through libpng, used by every feature that shows images.
+// PNG writing through libpng, used by every feature that shows images; PNG and
+// JPEG (libjpeg-turbo) decoding for image-folder datasets.
 #include <torch/torch.h>
 
 #include <string>
@@ -18,5 +19,20 @@ torch::Tensor load_png(const std::string& path);
 
 // [-1, 1] float to uint8 with round-half-up and clamping.
 torch::Tensor to_uint8(const torch::Tensor& images);
+
+// The grid save_png_grid writes, as uint8 (C, H', W') (torchvision make_grid
+// geometry: min(nrow, N) columns, ceil(N / columns) rows).
+torch::Tensor make_grid(const torch::Tensor& images, int64_t nrow = 8, int64_t padding = 2,
+                        uint8_t pad_value = 0);
+
+// Decodes a JPEG to uint8 (C, H, W), C = 1 (grayscale) or 3; throws DataError.
+torch::Tensor load_jpeg(const std::string& path);
+
+// PNG or JPEG, told apart by the file's first bytes, not its extension.
+// Alpha is dropped, palettes expanded, 16-bit reduced to 8 bit.
+torch::Tensor load_image(const std::string& path);
+
+// True when the file starts with a PNG or JPEG signature (cheap: reads 8 bytes).
+bool has_image_signature(const std::string& path);
 
 }  // namespace hamgan

@@ -1,10 +1,168 @@
-// Placeholder until the Hamburger block lands; keeps the "ham" name registered.
+// Hamburger context block (GAN variant v1, architecture.md §3.1); see ham_block.h.
 #include "modules/ham_block.h"
+
+#include <sstream>
 
 #include "core/errors.h"
 
 namespace hamgan {
+namespace {
 
-ContextBlock make_ham_block(const ContextOptions&, int64_t) { throw ModelError("ham block not built yet"); }
+constexpr double kOnlineEta = 0.9;  // seg HamNet ETA: bases += η (mean_B(D) − bases) (§3.5)
+
+// ReLU then the NMF one-step code update, C = relu(Z)ᵀD ⊙ S with D and S constants, as one
+// autograd node. It takes Z already rectified in place and saves a 1-byte mask instead of the
+// 4-byte rectified activations; backward forms the single (B, d, n) gradient and masks it in
+// place. Same values and gradient as torch::relu followed by ham_final_codes.
+struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x_relu,
+                               const torch::Tensor& bases, const torch::Tensor& scale) {
+    ctx->save_for_backward({x_relu.gt(0), bases, scale});
+    return torch::bmm(x_relu.transpose(1, 2), bases).mul_(scale);  // (B, n, r)
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto& mask = saved[0];
+    auto grad_x = torch::bmm(saved[1], (grads[0] * saved[2]).transpose(1, 2));  // (B, d, r)·(B, r, n)
+    grad_x.mul_(mask);
+    return {grad_x, torch::Tensor(), torch::Tensor()};
+  }
+};
+
+void validate(const ContextOptions& o, int64_t channels, int64_t rank) {
+  if (channels < 1) throw ModelError("ham: channels must be positive, got " + std::to_string(channels));
+  if (rank < 1 || rank > channels)
+    throw ConfigError("ham: rank " + std::to_string(rank) + " must be in [1, channels=" + std::to_string(channels) +
+                      "]; set rank 0 for channels / 8");
+  if (o.train_steps < 0 || o.eval_steps < 0) throw ConfigError("ham: steps must be >= 0");
+  if (o.temperature < 0) throw ConfigError("ham: temperature must be > 0 (0 selects the reference value)");
+  if (o.beta <= 0) throw ConfigError("ham: beta must be > 0");
+  if (o.num_classes < 0) throw ConfigError("ham: num_classes must be >= 0");
+}
+
+}  // namespace
+
+HamBlockImpl::HamBlockImpl(const ContextOptions& o, int64_t channels_)
+    : options(o), channels(channels_), rank(o.rank > 0 ? o.rank : std::max<int64_t>(1, channels_ / 8)) {
+  validate(o, channels, rank);
+  temperature = o.temperature > 0 ? o.temperature : default_ham_temperature(o.ham_type);
+  // Both breads: sn_conv1x1, no bias, exact W/σ (§3.1 steps 2 and 6).
+  lower = register_module(
+      "lower", SNConv2d(SNConv2dOptions(channels, channels, 1).padding(0).bias(false).mode(SNMode::kExact)));
+  upper = register_module(
+      "upper", SNConv2d(SNConv2dOptions(channels, channels, 1).padding(0).bias(false).mode(SNMode::kExact)));
+  if (o.num_classes > 0) {
+    bn = register_module("bn", ConditionalBatchNorm(ConditionalBatchNormOptions(channels, o.num_classes)));
+  }
+  sigma = register_parameter("sigma", torch::zeros({}));
+  if (o.init == HamInit::kOnline) {
+    // One persistent (S=1, d, r) set of bases, L2-normalised over d like every online update (§3.5).
+    auto b = ham_random_bases(o.ham_type, 1, channels, rank, torch::kFloat);
+    online_bases = register_buffer("online_bases", b / b.norm(2, {1}, true).clamp_min(1e-12));
+  }
+}
+
+HamSolverOptions HamBlockImpl::solver_options() const {
+  HamSolverOptions s;
+  s.type = options.ham_type;
+  s.steps = is_training() ? options.train_steps : options.eval_steps;
+  s.gradient = options.gradient;
+  s.temperature = temperature;
+  s.beta = options.beta;
+  return s;
+}
+
+HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
+  if (x.dim() != 4 || x.size(1) != channels) {
+    std::ostringstream msg;
+    msg << "ham: expected input (N, " << channels << ", H, W), got " << x.sizes();
+    throw ModelError(msg.str());
+  }
+  const int64_t batch = x.size(0), n = x.size(2) * x.size(3);
+  torch::Tensor X;
+  if (literal) {
+    X = lower->forward(x).reshape({batch, channels, n});  // (B, d, n)
+  } else {
+    // The 1×1 conv as one batched matmul: no im2col/format copies in forward or backward.
+    auto w = lower->normalized_weight().reshape({channels, channels});                      // (d, C)
+    X = torch::bmm(w.expand({batch, channels, channels}), x.reshape({batch, channels, n}));  // (B, d, n)
+  }
+  const auto so = solver_options();
+  const bool nmf = options.ham_type == HamType::kNMF;
+  // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
+  const bool fused = nmf && so.gradient == HamGradient::kOneStep && X.requires_grad() && torch::GradMode::is_enabled();
+  // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
+  // the conv does not need its output for backward.
+  if (fused) {
+    torch::NoGradGuard no_grad;
+    X.relu_();
+  } else if (nmf) {
+    X = torch::relu_(X);
+  }
+  torch::Tensor bases0;
+  if (online_bases.defined()) {
+    bases0 = online_bases.to(X.dtype()).expand({batch, channels, rank}).contiguous();  // (B, d, r)
+  } else {
+    bases0 = ham_random_bases(options.ham_type, batch, channels, rank, X.options().requires_grad(false), generator_);
+  }
+  auto f = ham_local_steps(fused ? X.detach() : X, bases0, so);
+  f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
+  if (online_bases.defined() && !is_training()) online_update(f.bases);
+  return f;
+}
+
+void HamBlockImpl::online_update(const torch::Tensor& bases) {
+  // Eval only, exactly as the reference (seg _MatrixDecomposition2DBase.online_update).
+  torch::NoGradGuard no_grad;
+  auto updated = online_bases + kOnlineEta * (bases.mean(0, /*keepdim=*/true).to(online_bases.dtype()) - online_bases);
+  online_bases.copy_(updated / updated.norm(2, {1}, true).clamp_min(1e-12));
+}
+
+void HamBlockImpl::check_labels(const torch::Tensor& x, const torch::Tensor& labels) const {
+  if (bn && (!labels.defined() || labels.dim() != 1 || labels.size(0) != x.size(0))) {
+    throw ModelError("ham: class-conditional BN needs labels of shape (N,) with N = batch size");
+  }
+}
+
+torch::Tensor HamBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
+  check_labels(x, labels);
+  const int64_t batch = x.size(0);
+  auto f = decompose(x, /*literal=*/false);
+  auto w_up = upper->normalized_weight().reshape({channels, channels});  // (C, d)
+  auto x_flat = x.reshape({batch, channels, -1});                       // (B, C, n)
+  if (bn) {
+    // CBN needs the activations: X̂ = D Cᵀ, then the upper bread as a batched matmul.
+    auto y = torch::bmm(w_up.expand({batch, channels, channels}), ham_reconstruct(f));  // (B, C, n)
+    return x + sigma * bn->forward(y.view(x.sizes()), labels);
+  }
+  // W_u X̂ = (W_u D) Cᵀ: (C, d)·(B, d, r) -> (B, C, r), then one baddbmm with the residual;
+  // the (d × n) reconstruction is never formed.
+  auto m = torch::matmul(w_up, f.bases) * sigma;  // (B, C, r), σ folded in
+  return torch::baddbmm(x_flat, m, f.codes.transpose(1, 2)).view(x.sizes());
+}
+
+torch::Tensor HamBlockImpl::forward_reference(const torch::Tensor& x, const torch::Tensor& labels) {
+  check_labels(x, labels);
+  auto f = decompose(x, /*literal=*/true);
+  auto y = upper->forward(ham_reconstruct(f).view(x.sizes()));  // (B, d, n) -> (B, C, H, W)
+  if (bn) y = bn->forward(y, labels);
+  return x + sigma * y;
+}
+
+std::string HamBlockImpl::describe() const {
+  std::ostringstream s;
+  s << "ham(" << to_string(options.ham_type) << ", d=" << channels << ", r=" << rank << ", K=" << options.train_steps
+    << "/" << options.eval_steps << ", " << to_string(options.gradient) << ", T=" << temperature;
+  if (options.ham_type == HamType::kCD) s << ", beta=" << options.beta;
+  s << ", init=" << to_string(options.init) << (bn ? ", cbn" : "") << ")";
+  return s.str();
+}
+
+void HamBlockImpl::pretty_print(std::ostream& stream) const { stream << "hamgan::HamBlock " << describe(); }
+
+ContextBlock make_ham_block(const ContextOptions& options, int64_t channels) {
+  return std::make_shared<HamBlockImpl>(options, channels);
+}
 
 }  // namespace hamgan

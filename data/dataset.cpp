@@ -1,0 +1,87 @@
+// open_dataset: picks the format from the path; the default batch read; the
+// channel-converting wrapper.
+#include "data/dataset.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "data/formats.h"
+#include "data/image_ops.h"
+
+namespace hamgan {
+
+void Dataset::get_batch(const std::vector<int64_t>& indices, uint8_t* images, int64_t* labels) const {
+  const int64_t per = channels() * height() * width();
+  for (size_t b = 0; b < indices.size(); ++b) {
+    Example ex = get(indices[b]);
+    auto img = ex.image.contiguous();
+    std::memcpy(images + b * per, img.data_ptr<uint8_t>(), per);
+    labels[b] = ex.label;
+  }
+}
+
+namespace {
+
+class ChannelAdapter : public Dataset {
+ public:
+  ChannelAdapter(std::shared_ptr<Dataset> inner, int64_t channels)
+      : inner_(std::move(inner)), channels_(channels) {}
+  int64_t size() const override { return inner_->size(); }
+  Example get(int64_t index) const override {
+    Example ex = inner_->get(index);
+    ex.image = convert_channels(ex.image, channels_);
+    return ex;
+  }
+  int64_t label(int64_t index) const override { return inner_->label(index); }
+  void get_batch(const std::vector<int64_t>& indices, uint8_t* images, int64_t* labels) const override {
+    const int64_t b = indices.size(), h = height(), w = width();
+    auto native = torch::empty({b, inner_->channels(), h, w}, torch::kUInt8);
+    inner_->get_batch(indices, native.data_ptr<uint8_t>(), labels);
+    auto out = torch::from_blob(images, {b, channels_, h, w}, torch::kUInt8);
+    for (int64_t i = 0; i < b; ++i) out[i].copy_(convert_channels(native[i], channels_));
+  }
+  int64_t num_classes() const override { return inner_->num_classes(); }
+  int64_t channels() const override { return channels_; }
+  int64_t height() const override { return inner_->height(); }
+  int64_t width() const override { return inner_->width(); }
+  std::string describe() const override {
+    return inner_->describe() + " as " + std::to_string(channels_) + " channel(s)";
+  }
+
+ private:
+  std::shared_ptr<Dataset> inner_;
+  int64_t channels_;
+};
+
+}  // namespace
+
+std::shared_ptr<Dataset> with_channels(std::shared_ptr<Dataset> inner, int64_t channels) {
+  if (channels == 0 || channels == inner->channels()) return inner;
+  return std::make_shared<ChannelAdapter>(std::move(inner), channels);
+}
+
+std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec) {
+  namespace fs = std::filesystem;
+  if (spec.channels != 0 && spec.channels != 1 && spec.channels != 3)
+    throw ConfigError("data: channels must be 0 (the source's own), 1 or 3, got " +
+                      std::to_string(spec.channels));
+  if (spec.size < 1 || spec.size > 4096)
+    throw ConfigError("data: size must be between 1 and 4096, got " + std::to_string(spec.size));
+  std::error_code ec;
+  const auto status = fs::status(spec.path, ec);
+  if (ec || !fs::exists(status)) throw DataError(spec.path + ": no such file or directory");
+  std::shared_ptr<Dataset> ds;
+  if (fs::is_directory(status)) {
+    ds = looks_like_idx_dir(spec.path) ? open_idx_dataset(spec) : open_image_folder_dataset(spec);
+  } else if (const auto ext = fs::path(spec.path).extension();
+             ext == ".hdf5" || ext == ".h5" || ext == ".hdf" || looks_like_hdf5(spec.path)) {
+    ds = open_hdf5_dataset(spec);
+  } else {
+    throw DataError(spec.path +
+                    ": not a dataset (expected an HDF5 file, an IDX folder or an image folder)");
+  }
+  return with_channels(std::move(ds), spec.channels);
+}
+
+}  // namespace hamgan

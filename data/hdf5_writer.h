@@ -1,0 +1,28 @@
+#pragma once
+// Writes BigGAN-PyTorch-layout HDF5 files (see data/hdf5_common.h): `imgs`
+// uint8 (N, C, H, W) chunked (500, C, H, W) and grown along axis 0, `labels`
+// int64 (N) chunked (500), `imgs` attribute layout = "NCHW", root attribute
+// num_classes. Files load unchanged in h5py and BigGAN-PyTorch.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hamgan {
+
+class Hdf5Writer {
+ public:
+  // Creates (truncates) `path`. Throws DataError on failure.
+  Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width);
+  ~Hdf5Writer();
+  // Appends n images ((n, C, H, W) uint8 bytes) and their labels.
+  void append(const uint8_t* images, const int64_t* labels, int64_t n);
+  // Writes the num_classes attribute and closes the file (flushes everything).
+  void finish(int64_t num_classes);
+  int64_t count() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace hamgan

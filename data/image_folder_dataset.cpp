@@ -1,0 +1,102 @@
+// Image folders in ImageNet train layout: root/<class>/**/<file>.{png,jpg,jpeg}.
+// Class index = position of the folder name in the sorted list (torchvision and
+// BigGAN-PyTorch find_classes, ecosystem.md §2.3); files are walked
+// recursively and sorted, as BigGAN's make_dataset does. Pixels follow
+// BigGAN-PyTorch's ImageNet preparation (§2.1): RGB, centred square crop of
+// side min(H, W), then PIL-exact bilinear resize; see docs/data.md for rounding.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "core/errors.h"
+#include "data/formats.h"
+#include "data/image_io.h"
+#include "data/image_ops.h"
+
+namespace hamgan {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_image_extension(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string()[0] == '.'; }
+
+class ImageFolderDataset : public Dataset {
+ public:
+  explicit ImageFolderDataset(const DatasetSpec& spec) : root_(spec.path), size_(spec.size) {
+    std::error_code ec;
+    std::vector<fs::path> class_dirs;
+    for (const auto& e : fs::directory_iterator(root_, ec))
+      if (e.is_directory() && !hidden(e.path())) class_dirs.push_back(e.path());
+    if (ec) throw DataError(root_ + ": cannot list folder (" + ec.message() + ")");
+    if (class_dirs.empty())
+      throw DataError(root_ + ": no class subfolders (expected ImageNet train layout root/<class>/<images>)");
+    std::sort(class_dirs.begin(), class_dirs.end());
+    std::string first_skipped;
+    for (size_t c = 0; c < class_dirs.size(); ++c) {
+      classes_.push_back(class_dirs[c].filename().string());
+      std::vector<fs::path> files;
+      for (auto it = fs::recursive_directory_iterator(class_dirs[c], fs::directory_options::follow_directory_symlink, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (hidden(it->path())) {
+          if (it->is_directory()) it.disable_recursion_pending();
+          continue;
+        }
+        if (it->is_regular_file() && has_image_extension(it->path())) files.push_back(it->path());
+      }
+      if (ec) throw DataError(class_dirs[c].string() + ": cannot list folder (" + ec.message() + ")");
+      std::sort(files.begin(), files.end());
+      for (const auto& f : files) {
+        if (has_image_signature(f.string())) {
+          files_.push_back(f.string());
+          labels_.push_back(static_cast<int64_t>(c));
+        } else {
+          if (skipped_++ == 0) first_skipped = f.string();
+        }
+      }
+    }
+    if (files_.empty())
+      throw DataError(root_ + ": no readable PNG or JPEG image in any class folder" +
+                      (skipped_ ? " (" + std::to_string(skipped_) + " unreadable, e.g. " + first_skipped + ")"
+                                : std::string()));
+    if (skipped_ && !spec.quiet)
+      std::cerr << "hamgan: warning: " << root_ << ": skipped " << skipped_
+                << " file(s) that are not PNG or JPEG (e.g. " << first_skipped << ")\n";
+  }
+  int64_t size() const override { return static_cast<int64_t>(files_.size()); }
+  Example get(int64_t index) const override {
+    TORCH_CHECK(index >= 0 && index < size(), "image folder index out of range");
+    auto img = convert_channels(load_image(files_[index]), 3);  // RGB, as PIL convert("RGB")
+    img = resize_bilinear_pil(center_crop_square(img), size_, size_);
+    return {img, labels_[index]};
+  }
+  int64_t label(int64_t index) const override { return labels_.at(index); }
+  int64_t num_classes() const override { return static_cast<int64_t>(classes_.size()); }
+  int64_t channels() const override { return 3; }
+  int64_t height() const override { return size_; }
+  int64_t width() const override { return size_; }
+  std::string describe() const override {
+    return "image folder " + root_ + " (" + std::to_string(classes_.size()) + " classes, cropped and resized to " +
+           std::to_string(size_) + ")";
+  }
+
+ private:
+  std::string root_;
+  int64_t size_;
+  std::vector<std::string> classes_, files_;
+  std::vector<int64_t> labels_;
+  int64_t skipped_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<Dataset> open_image_folder_dataset(const DatasetSpec& spec) {
+  return std::make_shared<ImageFolderDataset>(spec);
+}
+
+}  // namespace hamgan

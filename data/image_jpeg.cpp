@@ -1,0 +1,118 @@
+// JPEG decoding through the libjpeg API (libjpeg-turbo). libjpeg's default
+// error handler calls exit(); ours longjmps back and the message becomes a
+// DataError naming the file.
+#include <cstdio>
+// jpeglib.h needs FILE declared first.
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include <csetjmp>
+#include <cstring>
+#include <vector>
+
+#include "core/errors.h"
+#include "data/image_io.h"
+
+namespace hamgan {
+namespace {
+
+struct JpegError {
+  jpeg_error_mgr mgr;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX] = "";
+};
+
+void on_jpeg_error(j_common_ptr cinfo) {
+  auto* err = reinterpret_cast<JpegError*>(cinfo->err);
+  (*cinfo->err->format_message)(cinfo, err->message);
+  std::longjmp(err->jump, 1);
+}
+// A truncated file only draws a warning from libjpeg and decodes padded with
+// grey: treat that one as an error. Other corrupt-data warnings (extraneous
+// bytes before a marker, seen in real ImageNet files) are tolerated like PIL does.
+void on_jpeg_warning(j_common_ptr cinfo, int level) {
+  if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) on_jpeg_error(cinfo);
+}
+
+struct JpegImage {
+  JDIMENSION width = 0, height = 0;
+  int channels = 0;
+  bool cmyk = false, adobe = false;
+};
+
+bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegError* err) {
+  jpeg_decompress_struct cinfo;
+  cinfo.err = jpeg_std_error(&err->mgr);
+  err->mgr.error_exit = on_jpeg_error;
+  err->mgr.emit_message = on_jpeg_warning;
+  if (setjmp(err->jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return false;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_stdio_src(&cinfo, fp);
+  jpeg_read_header(&cinfo, TRUE);
+  if (cinfo.image_width > 16384 || cinfo.image_height > 16384)
+    ERREXIT(&cinfo, JERR_IMAGE_TOO_BIG);
+  // Gray stays gray; YCbCr/RGB become RGB; CMYK/YCCK come out as CMYK.
+  img->cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+  img->adobe = cinfo.saw_Adobe_marker;
+  if (img->cmyk)
+    cinfo.out_color_space = JCS_CMYK;
+  else if (cinfo.jpeg_color_space != JCS_GRAYSCALE)
+    cinfo.out_color_space = JCS_RGB;
+  jpeg_start_decompress(&cinfo);
+  img->width = cinfo.output_width;
+  img->height = cinfo.output_height;
+  img->channels = cinfo.output_components;
+  const size_t stride = size_t(img->width) * img->channels;
+  out->resize(stride * img->height);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = out->data() + size_t(cinfo.output_scanline) * stride;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return true;
+}
+
+}  // namespace
+
+torch::Tensor load_jpeg(const std::string& path) {
+  FILE* fp = std::fopen(path.c_str(), "rb");
+  if (!fp) throw DataError(path + ": cannot open (" + std::strerror(errno) + ")");
+  std::vector<uint8_t> pixels;
+  JpegImage img;
+  JpegError err;
+  bool ok = false;
+  try {
+    ok = read_jpeg_file(fp, &pixels, &img, &err);
+  } catch (const std::bad_alloc&) {
+    std::snprintf(err.message, sizeof err.message, "image too large");
+  }
+  std::fclose(fp);
+  if (!ok) throw DataError(path + ": not a readable JPEG (" + err.message + ")");
+  const int64_t h = img.height, w = img.width;
+  if (img.cmyk) {
+    // CMYK → RGB as R = (255 − C)(255 − K)/255; Adobe files store the channels
+    // inverted, so there R = C·K/255. (PIL does the same for inverted CMYK.)
+    std::vector<uint8_t> rgb(size_t(h * w * 3));
+    for (int64_t i = 0; i < h * w; ++i) {
+      int k = pixels[4 * i + 3];
+      if (!img.adobe) k = 255 - k;
+      for (int ch = 0; ch < 3; ++ch) {
+        int v = pixels[4 * i + ch];
+        if (!img.adobe) v = 255 - v;
+        rgb[3 * i + ch] = uint8_t((v * k + 127) / 255);
+      }
+    }
+    pixels.swap(rgb);
+    img.channels = 3;
+  }
+  auto hwc = torch::from_blob(pixels.data(), {h, w, int64_t(img.channels)}, torch::kUInt8);
+  // clone, not contiguous(): with C = 1 the permuted view already counts as
+  // contiguous and would keep pointing into `pixels`, freed on return.
+  return hwc.permute({2, 0, 1}).clone(at::MemoryFormat::Contiguous);  // (H, W, C) → (C, H, W)
+}
+
+}  // namespace hamgan

@@ -1,0 +1,29 @@
+#pragma once
+// `hamgan prepare`: converts any supported source (IDX, image folder, HDF5) to
+// an HDF5 file in BigGAN-PyTorch's layout (data/hdf5_writer.h).
+#include <cstdint>
+#include <string>
+
+#include "data/dataset.h"
+
+namespace hamgan {
+
+struct PrepareConfig {
+  DatasetSpec source;      // what to convert; source.size is the output side
+  std::string output;      // .hdf5 file to write (replaced atomically)
+  int64_t workers = 2;     // decoding threads (image folders are decode-bound)
+  bool progress = true;    // progress bar on stderr
+};
+
+struct PrepareResult {
+  int64_t written = 0;     // images in the output file
+  int64_t skipped = 0;     // unreadable source images left out
+  int64_t num_classes = 0;
+};
+
+// Writes to a temporary file and renames it at the end: an interrupted
+// (SIGINT/SIGTERM) or failed run leaves no output file behind. Unreadable
+// images are skipped and counted; none left is a DataError.
+PrepareResult prepare_dataset(const PrepareConfig& config);
+
+}  // namespace hamgan

@@ -1,0 +1,226 @@
+// `hamgan bench modules`: Table 3 of the paper (params, MACs, memory, time) per context block.
+#include "modules/bench_modules.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "modules/memory_meter.h"
+
+namespace hamgan {
+namespace {
+
+// "ham:cd" -> ContextOptions{name "ham", type CD}; other names pass through.
+ContextOptions block_options(const std::string& spec, const ContextOptions& ham) {
+  ContextOptions o = ham;
+  o.num_classes = 0;
+  const auto colon = spec.find(':');
+  o.name = spec.substr(0, colon);
+  if (colon != std::string::npos) {
+    if (o.name != "ham") throw ConfigError("bench modules: only 'ham' takes a type suffix, got '" + spec + "'");
+    o.ham_type = parse_ham_type(spec.substr(colon + 1));
+  }
+  const auto names = context_block_names();
+  if (std::find(names.begin(), names.end(), o.name) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw ConfigError("bench modules: unknown block '" + spec + "' in --blocks; known: " + known);
+  }
+  return o;
+}
+
+void synchronize(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+template <typename F>
+double median_ms(const ModuleBenchConfig& c, const torch::Device& device, F&& step) {
+  for (int64_t i = 0; i < c.warmup; ++i) step();
+  synchronize(device);
+  std::vector<double> times;
+  for (int64_t i = 0; i < c.repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    step();
+    synchronize(device);
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return median(times);
+}
+
+// 1234567 -> "1.23M" (decimal prefixes; integers below 1000 as they are).
+std::string human(double v) {
+  const char* prefix[] = {"", "K", "M", "G", "T"};
+  int p = 0;
+  while (std::abs(v) >= 1000 && p < 4) v /= 1000, ++p;
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(p == 0 ? 0 : v < 10 ? 2 : 1) << v << prefix[p];
+  return s.str();
+}
+
+// Bytes in MiB, or KiB below 1 MiB.
+std::string human_bytes(int64_t b) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1);
+  if (b < 1048576) {
+    s << b / 1024.0 << " KiB";
+  } else {
+    s << b / 1048576.0 << " MiB";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) {
+  const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
+  if (o.name == "none") return 0;
+  if (o.name == "sa" || o.name == "ylg") {
+    // §1.5: θ, φ (C→C/8), g (C→C/2), out (C/2→C) 1×1 convs over n positions; logits (n × n/4 × C/8)
+    // and A·g (n × n/4 × C/2). YLG (§2.2) is counted as the reference's dense masked product:
+    // 8 heads partition the same channels, so the count equals SA's.
+    const int64_t keys = (shape.at(2) / 2) * (shape.at(3) / 2);
+    return batch * (n * c * (c / 8) * 2 + n * c * (c / 2) * 2 + n * keys * (c / 8) + n * keys * (c / 2));
+  }
+  if (o.name == "ham") {
+    const int64_t d = c, r = o.rank > 0 ? o.rank : std::max<int64_t>(1, c / 8);
+    const int64_t k = std::max(o.train_steps, o.eval_steps);
+    int64_t ham = 0;
+    switch (o.ham_type) {
+      case HamType::kNMF:
+        // init XᵀD; per step: XᵀD, DᵀD, C(DᵀD), XC, CᵀC, D(CᵀC); final: XᵀD, DᵀD, C(DᵀD).
+        ham = n * d * r + k * (2 * n * d * r + 2 * n * r * r + 2 * d * r * r) + (n * d * r + d * r * r + n * r * r);
+        break;
+      case HamType::kVQ:  // per step: cos(X, D), XC; final: cos(X, D)
+        ham = k * 2 * n * d * r + n * d * r;
+        break;
+      case HamType::kCD:  // per step: X̄ᵀD, XC; final: DᵀD, DᵀX, LU of (r×r) ≈ r³/3, solve r²n
+        ham = k * 2 * n * d * r + (d * r * r + d * r * n + r * r * r / 3 + r * r * n);
+        break;
+    }
+    // Lower bread C·d per position; upper bread on the factors (W_u D: C·d·r, then (W_u D) Cᵀ: C·r·n),
+    // or with CBN the reconstruction D Cᵀ (d·r·n) and the 1×1 conv (d·C·n).
+    const int64_t upper = o.num_classes > 0 ? d * r * n + d * c * n : c * d * r + c * r * n;
+    return batch * (n * c * d + ham + upper);
+  }
+  return -1;  // unknown block: not counted
+}
+
+std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::ostream& log) {
+  if (cfg.shape.size() != 4 || *std::min_element(cfg.shape.begin(), cfg.shape.end()) < 1)
+    throw ConfigError("bench modules: --shape must be four positive integers N,C,H,W");
+  if (cfg.device != "cpu" && cfg.device != "cuda")
+    throw ConfigError("bench modules: --device must be cpu or cuda, got '" + cfg.device + "'");
+  if (cfg.device == "cuda" && !torch::cuda::is_available())
+    throw ConfigError("bench modules: --device cuda but no CUDA device is available; use --device cpu");
+  if (cfg.repeats < 1 || cfg.warmup < 0) throw ConfigError("bench modules: --repeats must be >= 1, --warmup >= 0");
+  if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  const torch::Device device(cfg.device == "cuda" ? torch::kCUDA : torch::kCPU);
+  std::vector<ContextOptions> specs;
+  for (const auto& b : cfg.blocks) specs.push_back(block_options(b, cfg.ham));  // validate all first
+
+  std::vector<ModuleBenchResult> results;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const auto& o = specs[i];
+    ModuleBenchResult r;
+    r.block = cfg.blocks[i];
+    auto block = make_context_block(o, cfg.shape[1]);
+    block->to(device);
+    for (const auto& p : block->parameters()) r.params += p.numel();
+    r.macs = module_macs(o, cfg.shape);
+    log << "bench modules: " << block->describe() << " on " << torch::IntArrayRef(cfg.shape) << " " << device << "\n";
+
+    auto x = torch::randn(cfg.shape, torch::TensorOptions().device(device));
+    {  // inference: eval mode, no autograd
+      block->eval();
+      torch::NoGradGuard no_grad;
+      r.fwd_ms = median_ms(cfg, device, [&] { block->forward(x); });
+      PeakMemoryMeter meter(device);
+      auto y = block->forward(x);
+      r.peak_bytes_fwd = meter.peak_bytes();
+    }
+    {  // training: forward + backward w.r.t. the input and the parameters
+      block->train();
+      auto xg = x.clone().requires_grad_(true);
+      auto grad_out = torch::randn_like(x);
+      auto clear_grads = [&] {
+        for (auto& p : block->parameters()) p.mutable_grad() = torch::Tensor();
+        xg.mutable_grad() = torch::Tensor();
+      };
+      r.train_ms = median_ms(cfg, device, [&] {
+        clear_grads();
+        block->forward(xg).backward(grad_out);
+      });
+      clear_grads();  // before the meter, so freeing old gradients does not lower the baseline
+      PeakMemoryMeter meter(device);
+      block->forward(xg).backward(grad_out);
+      r.peak_bytes_train = meter.peak_bytes();
+    }
+    log << "  " << r.block << ": fwd " << r.fwd_ms << " ms, train " << r.train_ms << " ms\n";
+    results.push_back(r);
+  }
+  if (!cfg.out.empty()) {
+    const auto json = bench_results_json(results);
+    write_atomically(cfg.out, [&](const std::string& tmp) {
+      std::ofstream f(tmp);
+      f << json;
+      if (!f) throw ConfigError("bench modules: cannot write " + cfg.out);
+    });
+  }
+  return results;
+}
+
+std::string format_bench_table(const std::vector<ModuleBenchResult>& rs) {
+  std::ostringstream s;
+  s << std::fixed;
+  s << "| block | params | MACs | memory train | memory infer | time train | time infer |\n"
+    << "|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rs) {
+    s << "| " << r.block << " | " << human(static_cast<double>(r.params)) << " | "
+      << (r.macs >= 0 ? human(static_cast<double>(r.macs)) : "?") << " | " << human_bytes(r.peak_bytes_train) << " | "
+      << human_bytes(r.peak_bytes_fwd) << " | " << std::setprecision(2) << r.train_ms << " ms | " << r.fwd_ms
+      << " ms |\n";
+  }
+  const auto sa = std::find_if(rs.begin(), rs.end(), [](const auto& r) { return r.block == "sa"; });
+  if (sa != rs.end()) {
+    s << "\nSA / block ratios (higher: the block is cheaper than SA):\n";
+    for (const auto& r : rs) {
+      if (r.block == "sa" || r.block == "none") continue;
+      s << std::setprecision(2) << "  " << r.block << ": train time " << sa->train_ms / r.train_ms << "x, train memory "
+        << static_cast<double>(sa->peak_bytes_train) / std::max<int64_t>(1, r.peak_bytes_train) << "x, infer time "
+        << sa->fwd_ms / r.fwd_ms << "x, infer memory "
+        << static_cast<double>(sa->peak_bytes_fwd) / std::max<int64_t>(1, r.peak_bytes_fwd) << "x\n";
+    }
+  }
+  return s.str();
+}
+
+std::string bench_results_json(const std::vector<ModuleBenchResult>& rs) {
+  std::ostringstream s;
+  s << std::setprecision(6) << "[\n";
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const auto& r = rs[i];
+    s << "  {\"block\": \"" << r.block << "\", \"params\": " << r.params << ", \"macs\": " << r.macs
+      << ", \"fwd_ms\": " << r.fwd_ms << ", \"train_ms\": " << r.train_ms << ", \"peak_bytes_fwd\": " << r.peak_bytes_fwd
+      << ", \"peak_bytes_train\": " << r.peak_bytes_train << "}" << (i + 1 < rs.size() ? "," : "") << "\n";
+  }
+  s << "]\n";
+  return s.str();
+}
+
+void run_bench_modules(const ModuleBenchConfig& config, std::ostream& out) {
+  auto results = bench_modules(config, out);
+  out << "\n" << format_bench_table(results);
+  if (!config.out.empty()) out << "\nwrote " << config.out << "\n";
+}
+
+}  // namespace hamgan
