@@ -14,16 +14,16 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   auto finish_features = add_feature_options(sub, c->features);
   add_sample_options(sub, c->sampling);
   sub->add_flag("--is", c->inception_score, "Also print the Inception Score of each image input")->capture_default_str();
-  sub->add_option("--is-splits", c->is_splits, "IS splits")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--is_splits", c->is_splits, "IS splits")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_flag("--kid", c->kid, "Also print KID (both inputs must be images)")->capture_default_str();
-  sub->add_option("--kid-subsets", c->kid_options.subsets, "KID subsets")->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--kid-subset-size", c->kid_options.subset_size, "KID subset size")
-      ->check(CLI::Range(int64_t(2), int64_t(1) << 40))
+  sub->add_option("--kid_subsets", c->kid_options.subsets, "KID subsets")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--kid_subset_size", c->kid_options.subset_size, "KID subset size")
+      ->check(CLI::Range(2, 1 << 30))
       ->capture_default_str();
-  sub->add_flag("--eps-offset", c->frechet.eps_offset,
+  sub->add_flag("--eps_offset", c->frechet.eps_offset,
                 "Add eps·I to both covariances first (pytorch-fid's singular-product fallback)")
       ->capture_default_str();
-  sub->add_option("--eps", c->frechet.eps, "The eps of --eps-offset")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--eps", c->frechet.eps, "The eps of --eps_offset")->check(CLI::PositiveNumber)->capture_default_str();
   sub->callback([c, finish_features] {
     finish_features();
     run_fid(*c, std::cout);

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/data_options.h"
 #include "metrics/fid.h"
 
 namespace hamgan::cli {
@@ -29,15 +30,7 @@ inline void add_sample_options(CLI::App* sub, SampleOptions& s) {
       ->capture_default_str();
   sub->add_option("--batch", s.batch, "Images per feature-extractor batch")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--seed", s.seed, "Generator noise and data-subset seed")->capture_default_str();
-  sub->add_option("--split", s.data.split, "Data-set split for IDX inputs (train or test)")
-      ->check(CLI::IsMember({"train", "test"}))
-      ->capture_default_str();
-  sub->add_option("--size", s.data.size, "Data-set image side (IDX padding, image-folder resize)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  sub->add_option("--channels", s.data.channels, "Data-set channels: 0 = its own, 1 or 3 converts")
-      ->check(CLI::IsMember({0, 1, 3}))
-      ->capture_default_str();
+  add_dataset_options(sub, s.data);  // --split, --size, --channels, --idx_resize, --in_memory
 }
 
 }  // namespace hamgan::cli

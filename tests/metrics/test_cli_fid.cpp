@@ -54,8 +54,9 @@ double parse_fid(const std::string& out, int* digits = nullptr) {
 TEST(FidCli, StatsFilesGivePytorchFidValue) {
   NEED_BIN();
   auto dir = test::temp_dir("cli_stats");
-  RUN_REFERENCE("frechet_reference.py", dir);
-  auto c = read_npz(dir + "/case_large.npz");
+  std::string ref;
+  CACHED_REFERENCE("frechet_reference.py", "frechet", ref);
+  auto c = read_npz(ref + "/case_large.npz");
   // Our writer (stored) on one side, numpy's savez_compressed layout on the other is covered by
   // the npz tests; here both sides are ours, one of each compression.
   save_stats(dir + "/a.npz", {c["mu1"], c["sigma1"], 1200}, true);
@@ -109,7 +110,7 @@ TEST(FidCli, ClassifierFeaturesOnFashionMnist) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_GT(parse_fid(r.out), 1e-6 * s["sigma"].trace().item<double>()) << r.out;
   // IS and KID on request (both inputs images).
-  r = run_cli("fid " + data + " " + data + common + " --is --is-splits 2 --kid --kid-subsets 5 --kid-subset-size 100", dir);
+  r = run_cli("fid " + data + " " + data + common + " --is --is_splits 2 --kid --kid_subsets 5 --kid_subset_size 100", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("IS A: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("KID: "), std::string::npos) << r.out;

@@ -16,8 +16,8 @@ double rel(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b)
 }  // namespace
 
 TEST(Frechet, MatchesPytorchFidAndScipy) {
-  auto dir = test::temp_dir("frechet");
-  RUN_REFERENCE("frechet_reference.py", dir);
+  std::string dir;
+  CACHED_REFERENCE("frechet_reference.py", "frechet", dir);
   for (const char* name : {"regular", "singular_one", "singular_both", "dead_features", "large", "identical"}) {
     SCOPED_TRACE(name);
     auto c = read_npz(dir + "/case_" + name + ".npz");

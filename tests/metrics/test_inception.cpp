@@ -24,8 +24,7 @@ struct References {
 References& references() {
   static References r = [] {
     References x;
-    x.dir = test::temp_dir("inception");
-    int rc = test::run_python("inception_reference.py", x.dir);
+    int rc = test::cached_reference("inception_reference.py", "inception", &x.dir);
     if (rc == 0) x.ref = read_npz(x.dir + "/ref.npz");
     if (rc != 0 && rc != 3) ADD_FAILURE() << "inception_reference.py failed";
     return x;
