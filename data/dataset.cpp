@@ -16,6 +16,10 @@ void Dataset::get_batch(const std::vector<int64_t>& indices, uint8_t* images, in
   for (size_t b = 0; b < indices.size(); ++b) {
     Example ex = get(indices[b]);
     auto img = ex.image.contiguous();
+    if (img.scalar_type() != torch::kUInt8 || img.numel() != per)
+      throw DataError(describe() + ": example " + std::to_string(indices[b]) + " has shape " +
+                      std::string(c10::str(img.sizes())) + ", expected (" + std::to_string(channels()) + ", " +
+                      std::to_string(height()) + ", " + std::to_string(width()) + ") uint8");
     std::memcpy(images + b * per, img.data_ptr<uint8_t>(), per);
     labels[b] = ex.label;
   }

@@ -16,8 +16,8 @@ inline constexpr const char* kLayoutAttr = "layout";
 inline constexpr const char* kNumClassesAttr = "num_classes";
 inline constexpr int kChunk = 500;  // BigGAN's --chunk_size default
 
-// Turns off HDF5's own error-stack printing (once per process); errors are
-// reported as one-line DataErrors instead.
+// Turns off HDF5's own error-stack printing for the calling thread (once per
+// thread); errors are reported as one-line DataErrors instead.
 void quiet_errors();
 
 // "H5Dread failed" style detail from an HDF5 exception, for messages.

@@ -17,11 +17,13 @@ namespace hamgan {
 
 namespace hdf5 {
 void quiet_errors() {
-  static const bool done = [] {
+  // Thread-safe HDF5 keeps the error stack, and its auto-print setting, per
+  // thread: every thread that calls HDF5 (loader and prepare workers) needs it.
+  thread_local bool done = false;
+  if (!done) {
     H5::Exception::dontPrint();
-    return true;
-  }();
-  (void)done;
+    done = true;
+  }
 }
 std::string detail(const H5::Exception& e) {
   std::string d = e.getDetailMsg();
@@ -174,6 +176,7 @@ class Hdf5Dataset : public Dataset {
 
   // Rows [first, first + len) as stored in the file (NCHW or NHWC order).
   void read_raw(int64_t first, int64_t len, uint8_t* dst) const {
+    hdf5::quiet_errors();
     try {
       H5::DataSpace fspace = imgs_.getSpace();
       hsize_t start[4] = {hsize_t(first), 0, 0, 0}, count[4] = {hsize_t(len), dims_[1], dims_[2], dims_[3]};

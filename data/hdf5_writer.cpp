@@ -17,6 +17,7 @@ struct Hdf5Writer::State {
 namespace {
 template <typename F>
 void guarded(const std::string& path, const char* what, F&& f) {
+  hdf5::quiet_errors();
   try {
     f();
   } catch (const H5::Exception& e) {

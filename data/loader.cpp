@@ -55,6 +55,7 @@ struct DataLoader::State {
   std::shared_ptr<Dataset> dataset;
   LoaderOptions opt;
   int64_t n = 0, c = 0, h = 0, w = 0;
+  bool pin = false;  // pin_memory and a CUDA device present
   Lut lut;
 
   std::mutex mu;
@@ -89,7 +90,7 @@ struct DataLoader::State {
     auto raw = torch::empty({b, c, h, w}, torch::kUInt8);
     auto labels = torch::empty({b}, torch::kInt64);
     dataset->get_batch(idx, raw.data_ptr<uint8_t>(), labels.data_ptr<int64_t>());
-    auto images = torch::empty({b, c, h, w}, torch::kFloat32);
+    auto images = torch::empty({b, c, h, w}, torch::TensorOptions(torch::kFloat32).pinned_memory(pin));
     const uint8_t* src = raw.data_ptr<uint8_t>();
     float* dst = images.data_ptr<float>();
     const int64_t nc = dataset->num_classes();
@@ -157,6 +158,7 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, 
   s.c = s.dataset->channels();
   s.h = s.dataset->height();
   s.w = s.dataset->width();
+  s.pin = options.pin_memory && torch::cuda::is_available();
   s.assign_pos = start;
   s.returned_pos = start;
   for (int64_t i = 0; i < options.workers; ++i) s.threads.emplace_back([&s] { s.worker(); });

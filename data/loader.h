@@ -17,6 +17,7 @@ struct LoaderOptions {
   bool flip = false;    // random horizontal flip (seeded)
   int64_t workers = 2;  // decoding threads
   int64_t prefetch = 4; // batches ready ahead
+  bool pin_memory = false;  // page-locked image batches for non_blocking GPU copies (ignored without CUDA)
 };
 
 struct Batch {

@@ -1,6 +1,7 @@
 #include "gan/discriminator.h"
 
 #include "core/errors.h"
+#include "gan/context_slot.h"
 #include "gan/model_init.h"
 #include "gan/model_plan.h"
 
@@ -23,7 +24,8 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config
   context_after_ = context_index(plan, config_.context_side());
   ContextOptions ctx = config_.d_block;
   ctx.num_classes = 0;  // D's blocks are unconditional (HamGAN: use_bn=False, §3.1)
-  context_ = register_module("context", make_context_block(ctx, plan[context_after_].out_ch));
+  context_ = register_module(
+      "context", make_positioned_context_block(ctx, plan[context_after_].out_ch, config_.context_side(), "d_block", "d_ch"));
   const int64_t feat = plan.back().out_ch;
   linear_ = register_module("linear", SNLinear(feat, 1));
   embed_ = register_module("embed", SNEmbedding(config_.num_classes, feat));

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
-scripts/build.sh --target hamgan
+scripts/build.sh hamgan
 BUILD_DIR="${HAMGAN_BUILD_DIR:-build}"
 mkdir -p runs
 "$BUILD_DIR/hamgan" prepare --output runs/fashion_mnist_32.hdf5 --size 32

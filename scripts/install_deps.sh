@@ -13,9 +13,11 @@ APT_PACKAGES=(
   dataset-fashion-mnist
 )
 # Reference implementations for tests only; never imported by the product.
+# An entry "package:module" names the import when it differs from the package.
 # pytorch-fid calls scipy's sqrtm(disp=...), removed in scipy 1.18; torchvision
-# 0.27.x is the release built against torch 2.12.
-PIP_TEST_PACKAGES=(numpy "scipy<1.18" h5py "torchvision==0.27.1" pytorch-fid torch-fidelity)
+# 0.27.x is the release built against torch 2.12 (pinned so pip keeps torch).
+PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1:torchvision"
+  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -37,9 +39,7 @@ if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] 
 fi
 pip_missing=()
 for p in "${PIP_TEST_PACKAGES[@]}"; do
-  module="${p%%[<>=]*}"       # "scipy<1.18" → scipy
-  module="${module//-/_}"     # pytorch-fid → pytorch_fid
-  "$PY" -c "import $module" 2>/dev/null || pip_missing+=("$p")
+  "$PY" -c "import ${p#*:}" 2>/dev/null || pip_missing+=("${p%%:*}")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "install_deps: pip (test references): ${pip_missing[*]}"

@@ -2,6 +2,8 @@
 // data-info's grid laid out a row per class.
 #include <zlib.h>
 
+#include <csignal>
+#include <cstdio>
 #include <fstream>
 
 #include "data/image_io.h"
@@ -9,6 +11,8 @@
 
 namespace hamgan {
 namespace {
+
+constexpr const char* kFashionDir = "/usr/share/datasets/fashion-mnist";
 
 void expect_one_line_error(const test::CliResult& r, const std::string& needle) {
   EXPECT_EQ(r.status, 1) << r.err;
@@ -39,6 +43,48 @@ TEST(DataCli, BadInputsGiveOneLineAndExitOne) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("none.toml"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o.hdf5"));
+}
+
+TEST(DataCli, InterruptedPrepareLeavesNoFile) {
+  if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN unset";
+  if (!std::filesystem::exists(std::string(kFashionDir) + "/t10k-images-idx3-ubyte.gz")) GTEST_SKIP() << "no data";
+  const auto dir = test::fresh_dir("cli_sigint");
+  // Resizing 10,000 images to 256×256 on one thread takes seconds: SIGINT
+  // arrives once the temporary file exists, i.e. in the middle of writing.
+  const std::string out = dir + "/out.hdf5", err = dir + "/err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::freopen(err.c_str(), "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    execl(std::getenv("HAMGAN_BIN"), "hamgan", "prepare", "--split", "test", "--size", "256", "--idx_resize",
+          "--workers", "1", "--no_progress", "--output", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto tmp_exists = [&] {
+    for (auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().rfind("out.hdf5.tmp.", 0) == 0) return true;
+    return false;
+  };
+  bool started = false;
+  for (int i = 0; i < 600 && !started; ++i) {  // up to 60 s on a loaded machine
+    started = tmp_exists();
+    if (!started) usleep(100000);
+    int st;
+    if (!started && waitpid(pid, &st, WNOHANG) == pid) GTEST_SKIP() << "prepare ended before writing";
+  }
+  ASSERT_TRUE(started);
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) GTEST_SKIP() << "prepare finished before the signal";
+  ASSERT_TRUE(WIFEXITED(st)) << "killed by signal " << WTERMSIG(st);
+  EXPECT_EQ(WEXITSTATUS(st), 1);
+  std::ifstream in(err);
+  std::string msg((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(msg.find("interrupted"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(tmp_exists());
 }
 
 TEST(DataCli, DataInfoGridHasARowPerClass) {

@@ -91,6 +91,15 @@ TEST(ImageFolder, UnreadableFilesAreSkippedAndCounted) {
   }
 }
 
+TEST(ImageFolder, CmykJpegDecodesLikePil) {
+  const auto dir = test::fresh_dir("cmyk");
+  ASSERT_EQ(test::oracle("cmyk-jpeg " + dir + "/c.jpg " + dir + "/want.raw"), 0);
+  auto got = load_image(dir + "/c.jpg");
+  ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3, 24, 30}));
+  // PIL rounds (255 − K)·(255 − C)/255 with its own fixed-point MULDIV255.
+  EXPECT_LE(max_diff(got, test::read_raw(dir + "/want.raw", {3, 24, 30}, torch::kUInt8)), 1);
+}
+
 TEST(ImageFolder, NoReadableImageIsAnError) {
   const auto dir = test::fresh_dir("folder_none");
   DatasetSpec s;

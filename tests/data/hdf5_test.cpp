@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "data/dataset.h"
+#include "data/loader.h"
 #include "data/prepare.h"
 #include "data_test_util.h"
 
@@ -116,6 +117,22 @@ TEST(Hdf5, ReadsFilesWrittenByH5pyInBigGanAndStudioGanLayouts) {
   }
 }
 
+TEST(Hdf5, PrepareConvertsStudioGanNhwcToBigGanNchw) {
+  const auto dir = test::fresh_dir("h5_nhwc");
+  const std::string src = dir + "/studiogan.hdf5";
+  ASSERT_EQ(test::oracle("h5-write " + src + " NHWC 30 3 8 10 " + src + ".imgs " + src + ".labels 500 0"), 0);
+  PrepareConfig cfg;
+  cfg.source.path = src;
+  cfg.output = dir + "/biggan.hdf5";
+  cfg.progress = false;
+  EXPECT_EQ(prepare_dataset(cfg).written, 30);
+  auto labels = test::read_raw(src + ".labels", {30}, torch::kInt64);
+  // h5py sees the same pixels, now NCHW with BigGAN's chunks and attributes.
+  EXPECT_EQ(test::oracle("h5-check " + cfg.output + " " + src + ".imgs " + src + ".labels 30 3 8 10 " +
+                         std::to_string(labels.max().item<int64_t>() + 1)),
+            0);
+}
+
 void expect_data_error(const std::string& path, const std::string& needle) {
   try {
     DatasetSpec s;
@@ -157,6 +174,31 @@ TEST(Hdf5, BrokenFilesGiveOneLineErrors) {
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
   std::ofstream(dir + "/cut.hdf5", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   expect_data_error(dir + "/cut.hdf5", "");
+}
+
+TEST(Hdf5, DamagedChunksFailInLoaderThreadsWithOneLineAndNoHdf5Stack) {
+  const auto dir = test::fresh_dir("h5_damaged");
+  const std::string f = dir + "/damaged.hdf5";
+  ASSERT_EQ(test::oracle("h5-damaged " + f), 0);
+  DatasetSpec s;
+  s.path = f;
+  auto ds = open_dataset(s);  // metadata intact
+  LoaderOptions o;
+  o.batch_size = 500;
+  o.workers = 2;
+  testing::internal::CaptureStderr();
+  std::string msg;
+  {
+    DataLoader loader(ds, o);
+    try {
+      for (int i = 0; i < 4; ++i) loader.next();  // two epochs touch every chunk
+    } catch (const DataError& e) {
+      msg = e.what();
+    }
+  }
+  const std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_NE(msg.find(f + ": cannot read images"), std::string::npos) << msg;
+  EXPECT_EQ(printed, "");  // HDF5's own error stack stays silent in worker threads too
 }
 
 TEST(Hdf5, FailedPrepareLeavesNoFileBehind) {

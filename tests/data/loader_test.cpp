@@ -12,7 +12,7 @@ namespace {
 // Example i: label i, pixel (c, y, x) = (31·i + 7·c + 3·y + x) mod 256.
 class Synthetic : public Dataset {
  public:
-  Synthetic(int64_t n, int64_t bad = -1) : n_(n), bad_(bad) {}
+  explicit Synthetic(int64_t n, int64_t bad = -1) : n_(n), bad_(bad) {}
   int64_t size() const override { return n_; }
   Example get(int64_t i) const override {
     if (i == bad_) throw DataError("synthetic: example " + std::to_string(i) + " is unreadable");
@@ -132,7 +132,20 @@ TEST(Loader, ResumingFromAPositionContinuesTheSameOrder) {
   }
 }
 
+// A dataset whose images do not have the shape it declares.
+class Liar : public Synthetic {
+ public:
+  Liar() : Synthetic(20) {}
+  int64_t width() const override { return 7; }
+};
+
 TEST(Loader, ErrorsSurfaceAsExceptionsNotCrashes) {
+  LoaderOptions lo;
+  lo.batch_size = 4;
+  lo.workers = 1;
+  DataLoader liar(std::make_shared<Liar>(), lo);
+  EXPECT_THROW(liar.next(), DataError);
+
   LoaderOptions o;
   o.batch_size = 60;
   EXPECT_THROW(DataLoader(std::make_shared<Synthetic>(50), o), ConfigError);

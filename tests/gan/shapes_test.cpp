@@ -104,6 +104,20 @@ TEST(Shapes, ContextSubmoduleIsNamedContext) {
   EXPECT_TRUE(d->named_children().contains("context"));
 }
 
+TEST(Shapes, BlockErrorsNameNetworkPositionAndWidth) {
+  // ylg needs 8 heads of C/64 channels; G's 16×16 map at g_ch 16 has 32 channels.
+  ModelConfig c = test::small_config(32, "none", 16);
+  c.g_block.name = "ylg";
+  try {
+    Generator g(c);
+    FAIL() << "expected an error for ylg with 32 channels";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("g_block ylg at 16x16 with 32 channels"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("g_ch"), std::string::npos) << msg;
+  }
+}
+
 TEST(Shapes, BadInputsThrowModelError) {
   const ModelConfig c = test::small_config(32, "none");
   Generator g(c);

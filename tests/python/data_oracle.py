@@ -5,6 +5,7 @@ Raw files are plain uint8 / int64 little-endian arrays in C order, shapes given
 on the command line. Exit status 0 = the check passed; otherwise a message on
 stderr says what differed.
 """
+import os
 import sys
 
 import numpy as np
@@ -179,6 +180,30 @@ def idx_dump(images_gz, labels_gz, k, out):
     labels[:k].astype(np.int64).tofile(out + ".labels")
 
 
+def cmyk_jpeg(path, raw_out):
+    """A CMYK JPEG as PIL writes it (Adobe marker, inverted channels) and PIL's RGB decode of it."""
+    from PIL import Image
+    rng = np.random.default_rng(5)
+    Image.fromarray(make_image(rng, 24, 30, 3)).convert("CMYK").save(path, quality=95)
+    rgb = np.asarray(Image.open(path).convert("RGB"))
+    rgb.transpose(2, 0, 1).copy().tofile(raw_out)
+
+
+def h5_damaged(path):
+    """A compressed, checksummed BigGAN-layout file whose chunk data is then
+    overwritten with zeros: opening works, reading the pixels fails."""
+    import h5py
+    rng = np.random.default_rng(9)
+    with h5py.File(path, "w") as f:
+        f.create_dataset("imgs", data=rng.integers(0, 256, (1000, 3, 8, 8), dtype=np.uint8), chunks=(500, 3, 8, 8),
+                         compression="gzip", fletcher32=True)
+        f.create_dataset("labels", data=np.zeros(1000, np.int64))
+    size = os.path.getsize(path)
+    with open(path, "r+b") as f:
+        f.seek(size // 3)
+        f.write(bytes(size // 3))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "png-check":
@@ -193,6 +218,10 @@ def main():
         h5_write(args[0], args[1], *map(int, args[2:6]), args[6], args[7], int(args[8]), args[9] == "1")
     elif cmd == "idx-dump":
         idx_dump(args[0], args[1], int(args[2]), args[3])
+    elif cmd == "cmyk-jpeg":
+        cmyk_jpeg(args[0], args[1])
+    elif cmd == "h5-damaged":
+        h5_damaged(args[0])
     elif cmd == "h5-bad":
         h5_bad(args[0], args[1])
     else:
