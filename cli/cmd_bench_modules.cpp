@@ -38,6 +38,9 @@ static CommandRegistrar bench_modules_registrar("bench.modules", [](CLI::App& ro
   sub->add_option("--threads", c.threads, "CPU threads (0: LibTorch default)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_option("--clock", c.clock, "wall: elapsed time; cpu: process CPU time (CPU only, robust on a busy machine)")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
   sub->add_option("--out", c.out, "Write the results as JSON to this file")->capture_default_str();
   sub->add_option("--steps", args->steps, "Ham K, training and evaluation")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--rank", c.ham.rank, "Ham rank r (0: C / 8)")->check(CLI::NonNegativeNumber)->capture_default_str();

@@ -1,6 +1,8 @@
 // `hamgan bench modules`: Table 3 of the paper (params, MACs, memory, time) per context block.
 #include "modules/bench_modules.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -43,16 +45,27 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
+// Milliseconds on the wall clock or of process CPU time (all threads).
+double now_ms(bool cpu_clock) {
+  if (cpu_clock) {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 template <typename F>
 double median_ms(const ModuleBenchConfig& c, const torch::Device& device, F&& step) {
+  const bool cpu_clock = c.clock == "cpu";
   for (int64_t i = 0; i < c.warmup; ++i) step();
   synchronize(device);
   std::vector<double> times;
   for (int64_t i = 0; i < c.repeats; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = now_ms(cpu_clock);
     step();
     synchronize(device);
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    times.push_back(now_ms(cpu_clock) - t0);
   }
   return median(times);
 }
@@ -122,6 +135,10 @@ std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::
     throw ConfigError("bench modules: --device must be cpu or cuda, got '" + cfg.device + "'");
   if (cfg.device == "cuda" && !torch::cuda::is_available())
     throw ConfigError("bench modules: --device cuda but no CUDA device is available; use --device cpu");
+  if (cfg.clock != "wall" && cfg.clock != "cpu")
+    throw ConfigError("bench modules: --clock must be wall or cpu, got '" + cfg.clock + "'");
+  if (cfg.clock == "cpu" && cfg.device != "cpu")
+    throw ConfigError("bench modules: --clock cpu measures host CPU time; use --clock wall with --device cuda");
   if (cfg.repeats < 1 || cfg.warmup < 0) throw ConfigError("bench modules: --repeats must be >= 1, --warmup >= 0");
   if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
   const torch::Device device(cfg.device == "cuda" ? torch::kCUDA : torch::kCPU);

@@ -19,6 +19,9 @@ struct ModuleBenchConfig {
   int64_t warmup = 2;   // untimed iterations before measuring
   int64_t repeats = 5;  // timed iterations; the median is reported
   int64_t threads = 0;  // CPU threads for LibTorch; 0 keeps its default
+  // wall: elapsed time; cpu: process CPU time over all threads (CPU device only), which a
+  // machine shared with other jobs disturbs far less than wall time.
+  std::string clock = "wall";
   std::string out;      // JSON results file; empty: none
   ContextOptions ham;   // ham settings (steps, rank, gradient, ...) for "ham" rows; num_classes is 0 (no CBN)
 };

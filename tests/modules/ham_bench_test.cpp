@@ -58,7 +58,7 @@ TEST(BenchModulesCli, WritesJsonWithTheDocumentedKeys) {
   const auto json = (dir / "bench.json").string();
   std::filesystem::remove(json);
   const std::string cmd = std::string(bin) +
-                          " bench modules --shape 2,16,8,8 --blocks none,sa,ham:nmf,ham:cd --warmup 0 --repeats 1 --out " +
+                          " bench modules --shape 2,16,8,8 --blocks none,sa,ham:nmf,ham:cd --warmup 0 --repeats 1 --clock cpu --out " +
                           json + " > " + (dir / "log.txt").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   // Independent reader: Python's json module checks structure, keys and value types.
