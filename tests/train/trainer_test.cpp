@@ -69,7 +69,10 @@ TEST(Trainer, ResumeIsBitExactOnCpu) {
   }
   EXPECT_EQ(file_bytes(straight + "/samples/step_0000004.png"), file_bytes(split + "/samples/step_0000004.png"));
   // Only the newest keep_checkpoints (2) files stay, and `latest` names the newest.
-  EXPECT_FALSE(fs::exists(split + "/checkpoints/step_0000002.pt") && fs::exists(split + "/checkpoints/step_0000000.pt"));
+  EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000002.pt"));
+  EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000004.pt"));
+  EXPECT_FALSE(fs::exists(straight + "/checkpoints/step_0000002.pt") && fs::exists(straight + "/checkpoints/step_0000004.pt") &&
+               std::distance(fs::directory_iterator(straight + "/checkpoints"), fs::directory_iterator{}) > 3);
   EXPECT_EQ(latest_checkpoint(split + "/checkpoints"), split + "/checkpoints/step_0000004.pt");
   // Without --resume an existing run is refused instead of overwritten.
   b.resume = false;
