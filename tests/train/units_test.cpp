@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/errors.h"
 #include "data/image_io.h"
 #include "gan/checkpoint.h"
 #include "gan/ema.h"
