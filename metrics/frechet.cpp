@@ -9,7 +9,7 @@ namespace hamgan {
 
 namespace {
 struct RootInfo {
-  double trace = 0, imaginary = 0;
+  double trace = 0, imaginary = 0, scale = 1;  // scale: √ of the largest eigenvalue
   bool singular = false;
 };
 
@@ -28,6 +28,7 @@ RootInfo root_info(const torch::Tensor& sigma1, const torch::Tensor& sigma2) {
   RootInfo r;
   r.trace = lambda.clamp_min(0).sqrt().sum().item<double>();
   r.imaginary = std::sqrt(std::max(0.0, -lambda.min().item<double>()));
+  r.scale = std::sqrt(std::max(0.0, lambda.max().item<double>()));
   // Rank deficiency of Σ₁ shows in w, of Σ₂ (given full-rank Σ₁) in λ.
   const double tol = double(w.size(0)) * 2.2e-16;
   auto deficient = [tol](const torch::Tensor& e) {
@@ -72,7 +73,9 @@ FrechetResult frechet_distance(const torch::Tensor& mu1, const torch::Tensor& si
   r.trace_sqrt = root.trace;
   r.imaginary = root.imaginary;
   r.singular = root.singular;
-  if (r.imaginary > options.max_imaginary)
+  // pytorch-fid's absolute 1e-3, scaled for features with large eigenvalues
+  // (noise in λ is relative to the largest one).
+  if (r.imaginary > options.max_imaginary * std::max(1.0, root.scale))
     throw DataError("fid: covariance product has an imaginary square-root component " + std::to_string(r.imaginary) +
                     " (> " + std::to_string(options.max_imaginary) + "): a covariance is not positive semi-definite");
   // Traces of the original (un-offset) Σ, as pytorch-fid does in its fallback branch.

@@ -16,6 +16,7 @@ struct FrechetOptions {
   double eps = 1e-6;          // pytorch-fid's diagonal offset for singular products
   bool eps_offset = false;    // add eps·I to both Σ (pytorch-fid's fallback branch) before the root
   double max_imaginary = 1e-3;  // pytorch-fid's tolerance on the root's imaginary part
+                                // (times √λ_max when that exceeds 1)
 };
 
 struct FrechetResult {
@@ -29,7 +30,7 @@ struct FrechetResult {
 
 // mu: (D) and sigma: (D, D), any floating dtype (computed in float64).
 // Throws DataError on shape mismatch, non-finite input, or an imaginary
-// residue above max_imaginary (Σ not positive semi-definite).
+// residue above max_imaginary·max(1, √λ_max) (Σ not positive semi-definite).
 FrechetResult frechet_distance(const torch::Tensor& mu1, const torch::Tensor& sigma1, const torch::Tensor& mu2,
                                const torch::Tensor& sigma2, const FrechetOptions& options = {});
 

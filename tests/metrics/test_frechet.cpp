@@ -58,3 +58,19 @@ TEST(Frechet, RejectsBadInput) {
   auto neg = -eye;  // not PSD: large imaginary residue
   EXPECT_THROW(frechet_distance(mu, eye, mu, neg), DataError);
 }
+
+TEST(Frechet, ScalesQuadraticallyWithLargeSingularFeatures) {
+  // FID(k·x, k·y) = k²·FID(x, y); rank-deficient (8 samples in 16-d) at a scale where
+  // rounding noise in the eigenvalues exceeds pytorch-fid's absolute imaginary tolerance.
+  torch::manual_seed(4);
+  auto x = torch::randn({8, 16}, torch::kFloat64), y = torch::randn({8, 16}, torch::kFloat64) * 1.3 + 0.2;
+  auto cov = [](const torch::Tensor& f) {
+    auto c = f - f.mean(0);
+    return c.t().matmul(c) / double(f.size(0) - 1);
+  };
+  const double k = 1e6;
+  auto small = frechet_distance(x.mean(0), cov(x), y.mean(0), cov(y));
+  auto large = frechet_distance(k * x.mean(0), cov(k * x), k * y.mean(0), cov(k * y));
+  EXPECT_TRUE(small.singular);
+  EXPECT_NEAR(large.distance / (k * k), small.distance, 1e-6 * small.distance);
+}
