@@ -95,5 +95,5 @@ TEST(ImageSources, QuantizeAndBalancedLabels) {
   EXPECT_TRUE(torch::equal(l, torch::tensor({2, 0, 1, 2, 0}, torch::kInt64)));
   auto bad = make_callable_source([](int64_t n, int64_t) { return torch::zeros({n, 3, 4, 4}); }, 4, "float maker");
   EXPECT_THROW(bad->batch(0, 2), DataError);
-  EXPECT_THROW(open_checkpoint_source("run/x.pt", 10, 0), ConfigError);
+  EXPECT_THROW(open_checkpoint_source("run/x.pt", 10, 0), CheckpointError);  // gan/checkpoint_source.cpp
 }
