@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/command.h"
 #include "cli/model_options.h"
@@ -56,8 +57,11 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
       cfg->run_dir = "runs/" + std::filesystem::path(config->as<std::string>()).stem().string();
       run_dir->add_result(cfg->run_dir);
     }
-    cfg->config_text = "# resolved by hamgan train; reproduce with: hamgan train --config THIS_FILE\n" +
-                       sub->config_to_str(/*default_also=*/true, /*write_description=*/false);
+    // The resolved file names every value itself, so the config-file key is left out.
+    std::istringstream all(sub->config_to_str(/*default_also=*/true, /*write_description=*/false));
+    cfg->config_text = "# resolved by hamgan train; reproduce with: hamgan train --config THIS_FILE\n";
+    for (std::string line; std::getline(all, line);)
+      if (line.rfind("config=", 0) != 0 && line.rfind("config =", 0) != 0) cfg->config_text += line + "\n";
     const TrainResult r = train(*cfg);
     std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << "; checkpoint "
               << r.checkpoint << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir

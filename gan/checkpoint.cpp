@@ -115,9 +115,9 @@ void save_checkpoint(const std::string& path, const ModelConfig& model, const Ch
     m->save(sub);
     archive.write(key, sub);
   };
-  put_module("G", refs.g.ptr());
-  put_module("D", refs.d.ptr());
-  put_module("G_ema", refs.g_ema.ptr());
+  if (refs.g) put_module("G", refs.g.ptr());
+  if (refs.d) put_module("D", refs.d.ptr());
+  if (refs.g_ema) put_module("G_ema", refs.g_ema.ptr());
   auto put_opt = [&](const char* key, torch::optim::Adam* opt) {
     if (!opt) return;
     torch::serialize::OutputArchive sub;

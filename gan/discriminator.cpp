@@ -24,8 +24,9 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config
   context_after_ = context_index(plan, config_.context_side());
   ContextOptions ctx = config_.d_block;
   ctx.num_classes = 0;  // D's blocks are unconditional (HamGAN: use_bn=False, §3.1)
-  context_ = register_module(
-      "context", make_positioned_context_block(ctx, plan[context_after_].out_ch, config_.context_side(), "d_block", "d_ch"));
+  const int64_t width = plan[context_after_].out_ch;
+  context_ = register_module("context",
+                             make_positioned_context_block(ctx, width, config_.context_side(), "d_block", "d_ch"));
   const int64_t feat = plan.back().out_ch;
   linear_ = register_module("linear", SNLinear(feat, 1));
   embed_ = register_module("embed", SNEmbedding(config_.num_classes, feat));
@@ -34,7 +35,8 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config
 
 torch::Tensor DiscriminatorImpl::features(const torch::Tensor& images, std::vector<std::vector<int64_t>>* shapes) {
   const int64_t r = config_.resolution;
-  if (!images.defined() || images.dim() != 4 || images.size(1) != config_.image_channels || images.size(2) != r || images.size(3) != r)
+  if (!images.defined() || images.dim() != 4 || images.size(1) != config_.image_channels || images.size(2) != r ||
+      images.size(3) != r)
     throw ModelError("discriminator: images must be (N, " + std::to_string(config_.image_channels) + ", " +
                      std::to_string(r) + ", " + std::to_string(r) + "), got " + describe(images));
   auto h = images;

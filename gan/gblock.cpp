@@ -4,7 +4,8 @@ namespace hamgan {
 
 torch::Tensor upsample2x(const torch::Tensor& x) {
   namespace F = torch::nn::functional;
-  return F::interpolate(x, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kNearest));
+  const auto options = F::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kNearest);
+  return F::interpolate(x, options);
 }
 
 GBlockImpl::GBlockImpl(int64_t in, int64_t out, int64_t num_classes) {

@@ -23,8 +23,9 @@ GeneratorImpl::GeneratorImpl(const ModelConfig& config) : config_(config) {
   context_after_ = context_index(plan, config_.context_side());
   ContextOptions ctx = config_.g_block;
   ctx.num_classes = config_.num_classes;  // G's Hamburger has class-conditional BN (§3.1 step 7)
-  context_ = register_module(
-      "context", make_positioned_context_block(ctx, plan[context_after_].out_ch, config_.context_side(), "g_block", "g_ch"));
+  const int64_t width = plan[context_after_].out_ch;
+  context_ = register_module("context",
+                             make_positioned_context_block(ctx, width, config_.context_side(), "g_block", "g_ch"));
   bn_ = register_module("bn", ConditionalBatchNorm(ConditionalBatchNormOptions(plan.back().out_ch, 0)));
   conv_out_ = register_module("conv_out", SNConv2d(SNConv2dOptions(plan.back().out_ch, config_.image_channels, 3)));
   init_weights(*this, config_.init);

@@ -93,7 +93,8 @@ std::string to_toml(const ModelConfig& c) {
     << "\nblock_resolution = " << c.block_resolution << "\ng_block = \"" << c.g_block.name << "\"\nd_block = \""
     << c.d_block.name << "\"\nham_type = \"" << to_string(h.ham_type) << "\"\nham_train_steps = " << h.train_steps
     << "\nham_eval_steps = " << h.eval_steps << "\nham_rank = " << h.rank << "\nham_gradient = \""
-    << to_string(h.gradient) << "\"\nham_temperature = " << shortest(h.temperature) << "\nham_beta = " << shortest(h.beta)
+    << to_string(h.gradient) << "\"\nham_temperature = " << shortest(h.temperature)
+    << "\nham_beta = " << shortest(h.beta)
     << "\nham_init = \"" << to_string(h.init) << "\"\ninit = \"" << to_string(c.init) << "\"\n";
   return s.str();
 }

@@ -10,6 +10,12 @@ torch::Tensor normalize_d(const torch::Tensor& t, double eps) {
   return t / t.norm(2, {1}, /*keepdim=*/true).clamp_min(eps);
 }
 
+// 1 / max(‖x_j‖, eps) per position as (B, n, 1): normalise(X)ᵀD = diag(1/‖x_j‖) XᵀD, so the
+// cosine needs no normalised copy of X (a (B, d, n) temporary) — only an (n × r) rescale.
+torch::Tensor inverse_column_norms(const torch::Tensor& x, double eps) {
+  return x.norm(2, {1}, /*keepdim=*/true).clamp_min(eps).reciprocal().transpose(1, 2);
+}
+
 // softmax over r of logits / T, then divide each column by its sum over n (paper Alg. 1: diag(C·1)⁻¹).
 torch::Tensor soft_assign(const torch::Tensor& logits, double temperature) {
   auto c = torch::softmax(logits / temperature, /*dim=*/-1);  // (B, n, r)
@@ -71,23 +77,23 @@ HamFactors nmf_step(const torch::Tensor& x, const HamFactors& f) {
 // ---------------------------------------------------------------- VQ
 HamFactors vq_step(const torch::Tensor& x, const torch::Tensor& bases, double temperature) {
   check_shapes(x, bases);
-  auto cosine = torch::bmm(normalize_d(x, 1e-12).transpose(1, 2), normalize_d(bases, kHamEps));  // (B, n, r)
+  auto cosine = torch::bmm(x.transpose(1, 2), normalize_d(bases, kHamEps)) * inverse_column_norms(x, 1e-12);
   auto codes = soft_assign(cosine, temperature);
   return {torch::bmm(x, codes), codes};  // D = X C diag(Σ_n C)⁻¹: (B, d, r)
 }
 
 torch::Tensor vq_codes(const torch::Tensor& x, const torch::Tensor& bases, double temperature, bool detach_norm) {
   check_shapes(x, bases);
-  auto norm = x.norm(2, {1}, /*keepdim=*/true);  // (B, 1, n)
+  auto norm = x.norm(2, {1}, /*keepdim=*/true).transpose(1, 2);  // (B, n, 1)
   if (detach_norm) norm = norm.detach();
-  auto cosine = torch::bmm((x / (norm + kHamEps)).transpose(1, 2), normalize_d(bases, kHamEps));
+  auto cosine = torch::bmm(x.transpose(1, 2), normalize_d(bases, kHamEps)) / (norm + kHamEps);
   return torch::softmax(cosine / temperature, -1);
 }
 
 // ---------------------------------------------------------------- CD
 HamFactors cd_step(const torch::Tensor& x, const torch::Tensor& bases, double temperature) {
   check_shapes(x, bases);
-  auto codes = soft_assign(torch::bmm(normalize_d(x, 1e-12).transpose(1, 2), bases), temperature);
+  auto codes = soft_assign(torch::bmm(x.transpose(1, 2), bases) * inverse_column_norms(x, 1e-12), temperature);
   return {normalize_d(torch::bmm(x, codes), kHamEps), codes};
 }
 

@@ -14,7 +14,10 @@ APT_PACKAGES=(
 )
 # Reference implementations for tests only; never imported by the product.
 # An entry "package:module" names the import when it differs from the package.
-PIP_TEST_PACKAGES=(numpy scipy h5py pillow:PIL tensorboard==2.21.0:tensorboard)
+# pytorch-fid calls scipy's sqrtm(disp=...), removed in scipy 1.18; torchvision
+# 0.27.x is the release built against torch 2.12 (pinned so pip keeps torch).
+PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1:torchvision" "tensorboard==2.21.0:tensorboard"
+  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -33,4 +33,13 @@ inline ModelConfig small_config(int64_t resolution, const std::string& block, in
   return c;
 }
 
+// small_config for `block` at `resolution` that every block can build: ylg needs
+// multiples of 64 channels at its map (8 heads of C/64), which g_ch = d_ch = 32
+// gives at 8×8 (R 32), 16×16 (R 64) and 32×32 (R 128); the others use width 8
+// at the default position.
+inline ModelConfig buildable_config(int64_t resolution, const std::string& block) {
+  if (block != "ylg") return small_config(resolution, block);
+  return small_config(resolution, block, 32, resolution / 4);
+}
+
 }  // namespace hamgan::test

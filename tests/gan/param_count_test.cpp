@@ -48,6 +48,8 @@ struct Expected {
   int64_t g, d;
 };
 
+void PrintTo(const Expected& e, std::ostream* os) { *os << e.preset << " G " << e.g << " D " << e.d; }
+
 class ReferenceCount : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(ReferenceCount, MatchesLayerArithmetic) {

@@ -18,13 +18,14 @@ TEST(ClassifierTraining, LearnsFromASliceAndReloadsWithTheSameAccuracy) {
   c.out = dir + "/c.pt";
   c.width = 8;
   c.epochs = 1;
-  c.max_train = 2560;
+  c.max_train = 5120;
+  c.batch_size = 64;
   c.max_test = 1000;
-  c.min_accuracy = 0.6;  // ten-way chance is 0.1; a 2.5k-image epoch reaches ~0.7
+  c.min_accuracy = 0.4;  // ten-way chance is 0.1; 80 updates on 5k images reach about 0.5
   c.device = "cpu";
   c.progress = false;
   const ClassifierTrainResult r = train_classifier(c);
-  EXPECT_GE(r.test_accuracy, 0.6);
+  EXPECT_GE(r.test_accuracy, 0.4);
   FeatureClassifier loaded = load_classifier(r.path);
   DatasetSpec spec;
   spec.split = "test";

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/errors.h"
 #include "data/image_io.h"
 #include "metrics/npz.h"
 #include "train_test_util.h"

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
+#include "core/errors.h"
 #include "data/image_io.h"
 #include "gan/checkpoint.h"
 #include "gan/ema.h"
@@ -107,7 +109,7 @@ TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
   std::string out;
   ASSERT_EQ(test::run_command("python3 " + test::python_script("read_tfevents.py") + " " + event_file, &out), 0) << out;
   std::ostringstream want;
-  want << "version brain.Event:2\n"
+  want << std::setprecision(17) << "version brain.Event:2\n"
        << "scalar 7 loss/d 1.25\n"
        << "scalar 123456789012 loss/g " << static_cast<double>(-3.5e-3f) << "\n"
        << "image 8 samples 2 5 3 " << png.size() << "\n";

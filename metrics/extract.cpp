@@ -1,0 +1,36 @@
+// Streaming feature extraction for FID/IS/KID (declared in metrics/fid.h).
+#include "core/errors.h"
+#include "core/progress.h"
+#include "metrics/fid.h"
+
+namespace hamgan {
+
+SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch, bool keep_features,
+                              bool keep_logits, const std::string& label) {
+  if (batch < 1) throw ConfigError("--batch must be ≥ 1");
+  SideFeatures side;
+  side.description = source.describe();
+  RunningStats running;
+  std::vector<torch::Tensor> feats, logits;
+  const int64_t n = source.size();
+  ProgressBar bar(label, n, "img");
+  for (int64_t offset = 0; offset < n; offset += batch) {
+    const int64_t count = std::min(batch, n - offset);
+    auto out = extractor.extract(source.batch(offset, count));
+    running.add(out.features);
+    if (keep_features) feats.push_back(out.features.to(torch::kCPU, torch::kFloat32));
+    if (keep_logits) {
+      if (!out.logits.defined())
+        throw ConfigError("is: the feature extractor has no class logits (" + extractor.describe() + ")");
+      logits.push_back(out.logits.to(torch::kCPU, torch::kFloat32));
+    }
+    bar.advance(count);
+  }
+  bar.finish();
+  side.stats = running.finish();
+  if (keep_features) side.features = torch::cat(feats);
+  if (keep_logits) side.logits = torch::cat(logits);
+  return side;
+}
+
+}  // namespace hamgan

@@ -1,0 +1,51 @@
+#pragma once
+// Feature extractors for FID/KID/IS: the FID Inception (our network on
+// pytorch-fid's weights, or NVIDIA's TorchScript file) and the domain
+// classifier. All take uint8 (B, C, H, W) images and return float32 features
+// plus the logits the Inception Score needs.
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+#include "metrics/classifier.h"
+#include "metrics/preprocess.h"
+
+namespace hamgan {
+
+struct FeatureBatch {
+  torch::Tensor features;  // float32 (B, D) on the extractor's device
+  torch::Tensor logits;    // float32 (B, K): Inception fc without bias (OpenAI/torch-fidelity
+                           // "logits_unbiased", StyleGAN2-ADA no_output_bias); classifier logits
+};
+
+class FeatureExtractor {
+ public:
+  virtual ~FeatureExtractor() = default;
+  virtual FeatureBatch extract(const torch::Tensor& images) = 0;  // uint8 (B, C, H, W), any device
+  virtual int64_t dim() const = 0;
+  virtual std::string describe() const = 0;  // weights and preprocessing, printed with every score
+  virtual torch::Device device() const = 0;
+};
+
+struct FeatureOptions {
+  std::string spec = "inception";  // inception | inception:PATH | classifier:PATH
+  std::string inception;           // weights when spec is plain "inception" (else $HAMGAN_INCEPTION)
+  ResizeMode resize = ResizeMode::legacy_tensorflow;  // Inception preprocessing
+  std::string device = "auto";     // auto | cpu | cuda
+  bool allow_random = false;       // benchmarks: random Inception weights when none are given
+};
+
+// Resolves the spec; without Inception weights throws ConfigError with the one
+// line that says which file to download and where to put it.
+std::unique_ptr<FeatureExtractor> make_feature_extractor(const FeatureOptions& options);
+
+// Wraps an in-memory classifier (e.g. during training) as a feature extractor.
+std::unique_ptr<FeatureExtractor> make_classifier_features(const FeatureClassifier& net, torch::Device device,
+                                                           std::string description);
+
+// Where the Inception weights come from: explicit path, else $HAMGAN_INCEPTION, else "".
+std::string resolve_inception_path(const FeatureOptions& options);
+torch::Device resolve_device(const std::string& name);
+
+}  // namespace hamgan

@@ -1,0 +1,159 @@
+// FID / IS / KID pipeline (see fid.h).
+#include "metrics/fid.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "core/errors.h"
+#include "core/progress.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has_suffix(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void warn_few_samples(int64_t n, const std::string& what) {
+  if (n > 0 && n < kMinFidSamples)
+    std::cerr << "hamgan: warning: " << what << " has " << n << " samples < " << kMinFidSamples
+              << ": the covariance is rank-deficient and FID is unreliable (use ≥ 10,000; 50,000 for papers)\n";
+}
+
+std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+}  // namespace
+
+InputKind classify_input(const std::string& path) {
+  if (has_suffix(path, ".npz")) return InputKind::stats;
+  if (has_suffix(path, ".pt")) return InputKind::checkpoint;
+  if (fs::is_directory(path) && fs::is_directory(fs::path(path) / "checkpoints")) return InputKind::checkpoint;
+  return InputKind::dataset;
+}
+
+std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options) {
+  if (options.n < 0) throw ConfigError("--n must be ≥ 0");
+  if (classify_input(path) == InputKind::checkpoint) {
+    if (options.n == 0) throw ConfigError("--n 0 (whole data set) is meaningless for a generator checkpoint " + path);
+    return open_checkpoint_source(path, options.n, options.seed);
+  }
+  DatasetSpec spec = options.data;
+  spec.path = path;
+  return make_dataset_source(open_dataset(spec), options.n, options.seed);
+}
+
+FidReport run_fid(const FidConfig& c, std::ostream& out) {
+  const bool a_stats = classify_input(c.a) == InputKind::stats, b_stats = classify_input(c.b) == InputKind::stats;
+  if (c.kid && (a_stats || b_stats))
+    throw ConfigError("--kid needs image features on both sides; .npz statistics hold only mu and sigma");
+  std::unique_ptr<FeatureExtractor> extractor;
+  if (!a_stats || !b_stats) {
+    extractor = make_feature_extractor(c.features);
+    out << "features: " << extractor->describe() << "\n";
+  }
+  FidReport report;
+  SideFeatures side[2];
+  const std::string* paths[2] = {&c.a, &c.b};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& path = *paths[i];
+    if (classify_input(path) == InputKind::stats) {
+      side[i].stats = load_stats(path);
+      side[i].description = path;
+      if (extractor && side[i].stats.mu.size(0) != extractor->dim())
+        throw DataError(path + ": statistics are " + std::to_string(side[i].stats.mu.size(0)) + "-d but " +
+                        extractor->describe() + " gives " + std::to_string(extractor->dim()) + "-d features");
+    } else {
+      auto source = open_image_source(path, c.sampling);
+      side[i] = extract_features(*source, *extractor, c.sampling.batch, c.kid, c.inception_score,
+                                 std::string(i == 0 ? "A" : "B") + " features");
+    }
+    out << (i == 0 ? "A: " : "B: ") << side[i].description
+        << (side[i].stats.n > 0 ? " (n=" + std::to_string(side[i].stats.n) + ")" : std::string(" (n not recorded)"))
+        << "\n";
+    warn_few_samples(side[i].stats.n, path);
+  }
+  report.n_a = side[0].stats.n;
+  report.n_b = side[1].stats.n;
+  if (extractor) report.extractor = extractor->describe();
+  report.frechet = frechet_distance(side[0].stats.mu, side[0].stats.sigma, side[1].stats.mu, side[1].stats.sigma, c.frechet);
+  if (report.frechet.singular)
+    out << "note: a covariance is singular (fewer samples than dimensions or constant features); the symmetric "
+           "square root handles it, imaginary residue " << fmt(report.frechet.imaginary) << "\n";
+  out << "FID: " << fmt(report.frechet.distance) << "\n";
+  if (c.inception_score) {
+    for (int i = 0; i < 2; ++i) {
+      if (!side[i].logits.defined()) continue;
+      auto is = inception_score(side[i].logits, c.is_splits);
+      (i == 0 ? report.is_a : report.is_b) = is;
+      out << "IS " << (i == 0 ? "A" : "B") << ": " << fmt(is.mean) << " ± " << fmt(is.std) << " (" << c.is_splits
+          << " splits)\n";
+    }
+  }
+  if (c.kid) {
+    report.kid = kernel_inception_distance(side[0].features, side[1].features, c.kid_options);
+    out << "KID: " << fmt(report.kid->mean) << " ± " << fmt(report.kid->std) << " (" << c.kid_options.subsets
+        << " subsets of " << std::min({c.kid_options.subset_size, report.n_a, report.n_b}) << ")\n";
+  }
+  return report;
+}
+
+FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out) {
+  if (c.out.empty() || !has_suffix(c.out, ".npz")) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
+  if (classify_input(c.source) == InputKind::stats) throw ConfigError(c.source + " is already a statistics file");
+  auto extractor = make_feature_extractor(c.features);
+  out << "features: " << extractor->describe() << "\n";
+  auto source = open_image_source(c.source, c.sampling);
+  auto side = extract_features(*source, *extractor, c.sampling.batch, false, false, "features");
+  warn_few_samples(side.stats.n, c.source);
+  save_stats(c.out, side.stats, c.compressed);
+  out << "wrote " << c.out << ": mu " << side.stats.mu.size(0) << ", sigma " << side.stats.sigma.size(0) << "×"
+      << side.stats.sigma.size(1) << " float64 from " << side.stats.n << " images of " << side.description << "\n";
+  return side.stats;
+}
+
+void run_fid_bench(const FidBenchConfig& c, std::ostream& out) {
+  if (c.images < 1 || c.batch < 1 || c.size < 8) throw ConfigError("bench fid: --images, --batch ≥ 1 and --size ≥ 8");
+  auto time_extractor = [&](FeatureExtractor& fx) {
+    auto images = torch::randint(0, 256, {c.batch, 3, c.size, c.size}, torch::kUInt8);
+    fx.extract(images);  // warm-up (allocations, lazy init)
+    if (fx.device().is_cuda()) torch::cuda::synchronize();
+    auto t0 = std::chrono::steady_clock::now();
+    int64_t done = 0;
+    while (done < c.images) {
+      auto f = fx.extract(images).features;
+      if (fx.device().is_cuda()) torch::cuda::synchronize();
+      done += c.batch;
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    char rate[96];
+    std::snprintf(rate, sizeof rate, " in %.2f s: %.1f images/s", s, done / s);
+    out << "  " << fx.describe() << "\n  " << done << " images " << c.size << "×" << c.size << rate << " (batch " << c.batch << ", " << torch::get_num_threads()
+        << " threads, " << fx.device() << ")\n";
+  };
+  FeatureOptions inc = c.features;
+  inc.allow_random = true;
+  out << "inception:\n";
+  auto fx = make_feature_extractor(inc);
+  time_extractor(*fx);
+  out << "classifier:\n";
+  std::unique_ptr<FeatureExtractor> cls;
+  if (c.classifier.empty()) {
+    cls = make_classifier_features(FeatureClassifier(ClassifierConfig{}), resolve_device(c.features.device),
+                                   "(untrained, default architecture)");
+  } else {
+    FeatureOptions co = c.features;
+    co.spec = "classifier:" + c.classifier;
+    cls = make_feature_extractor(co);
+  }
+  time_extractor(*cls);
+}
+
+}  // namespace hamgan

@@ -1,0 +1,86 @@
+#pragma once
+// FID, IS and KID end to end: inputs are statistics files (.npz), data sets or
+// generator checkpoints, as pytorch-fid takes two paths (ecosystem.md §1.3).
+#include <torch/torch.h>
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "data/dataset.h"
+#include "metrics/features.h"
+#include "metrics/frechet.h"
+#include "metrics/image_source.h"
+#include "metrics/scores.h"
+#include "metrics/stats.h"
+
+namespace hamgan {
+
+inline constexpr int64_t kMinFidSamples = 2048;  // below: Σ is rank-deficient (TTUR README, pytorch-fid #13)
+
+enum class InputKind { stats, dataset, checkpoint };
+// .npz → stats; a .pt file or a directory with checkpoints/ → checkpoint; else a data set.
+InputKind classify_input(const std::string& path);
+
+struct SampleOptions {
+  int64_t n = 50000;      // images per data set / generator (0: a whole data set)
+  int64_t batch = 64;     // images per feature-extractor call
+  uint64_t seed = 0;      // generator noise and data subset draw
+  DatasetSpec data;       // how data-set inputs are opened (split, size, channels)
+};
+
+struct SideFeatures {
+  FeatureStats stats;
+  torch::Tensor features;  // (N, D) float32 CPU, kept only when KID needs it
+  torch::Tensor logits;    // (N, K) float32 CPU, kept only when IS needs it
+  std::string description;
+};
+
+// Streams every image of `source` through `extractor` in batches, accumulating
+// float64 statistics (and keeping features/logits only when asked).
+SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch,
+                              bool keep_features = false, bool keep_logits = false, const std::string& label = "features");
+
+// Opens a data-set or checkpoint input as an image source.
+std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options);
+
+struct FidConfig {
+  std::string a, b;            // two inputs (stats .npz, data set, generator checkpoint)
+  FeatureOptions features;     // extractor and preprocessing
+  SampleOptions sampling;
+  FrechetOptions frechet;
+  bool inception_score = false;  // print IS of each image input
+  int64_t is_splits = 10;
+  bool kid = false;              // print KID (needs two image inputs)
+  KidOptions kid_options;
+};
+
+struct FidReport {
+  FrechetResult frechet;
+  int64_t n_a = 0, n_b = 0;
+  std::optional<MeanStd> is_a, is_b, kid;
+  std::string extractor;
+};
+
+// Computes and prints the report ("FID: <value>" with 10 significant digits).
+FidReport run_fid(const FidConfig& config, std::ostream& out);
+
+struct FidStatsConfig {
+  std::string source;          // data set or generator checkpoint
+  std::string out;             // .npz to write
+  FeatureOptions features;
+  SampleOptions sampling;
+  bool compressed = true;      // np.savez_compressed-style deflate
+};
+FeatureStats run_fid_stats(const FidStatsConfig& config, std::ostream& out);
+
+struct FidBenchConfig {
+  FeatureOptions features;     // inception weights (random if none) and device
+  std::string classifier;      // classifier file; empty = an untrained one
+  int64_t images = 64;         // images timed per extractor (after one warm-up batch)
+  int64_t batch = 32;
+  int64_t size = 32;           // input side of the synthetic uint8 images
+};
+void run_fid_bench(const FidBenchConfig& config, std::ostream& out);
+
+}  // namespace hamgan

@@ -1,0 +1,91 @@
+// Image sources for FID (see image_source.h).
+#include "metrics/image_source.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+
+
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+class DatasetSource : public ImageSource {
+ public:
+  DatasetSource(std::shared_ptr<Dataset> d, int64_t n, uint64_t seed) : dataset_(std::move(d)) {
+    const int64_t total = dataset_->size();
+    if (total == 0) throw DataError(dataset_->describe() + ": data set is empty");
+    if (n <= 0 || n >= total) {
+      size_ = total;
+    } else {
+      auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+      auto picked = std::get<0>(torch::randperm(total, gen, torch::kInt64).slice(0, 0, n).sort()).contiguous();
+      indices_.assign(picked.data_ptr<int64_t>(), picked.data_ptr<int64_t>() + n);
+      size_ = n;
+    }
+  }
+  int64_t size() const override { return size_; }
+  torch::Tensor batch(int64_t offset, int64_t count) override {
+    TORCH_CHECK(offset >= 0 && count >= 0 && offset + count <= size_, "DatasetSource: range out of bounds");
+    const int64_t c = dataset_->channels(), h = dataset_->height(), w = dataset_->width();
+    auto out = torch::empty({count, c, h, w}, torch::kUInt8);
+    std::vector<int64_t> labels(count);
+    // Decoding (JPEG folders) dominates: split the batch over the intra-op threads,
+    // each reading its slice through get_batch (HDF5 reads sorted runs in one call).
+    at::parallel_for(0, count, 8, [&](int64_t b, int64_t e) {
+      std::vector<int64_t> idx;
+      for (int64_t i = b; i < e; ++i) idx.push_back(index(offset + i));
+      dataset_->get_batch(idx, out.data_ptr<uint8_t>() + b * c * h * w, labels.data() + b);
+    });
+    return out;
+  }
+  std::string describe() const override {
+    return dataset_->describe() + " (" + std::to_string(size_) + " of " + std::to_string(dataset_->size()) + " images)";
+  }
+
+ private:
+  int64_t index(int64_t i) const { return indices_.empty() ? i : indices_[i]; }
+  std::shared_ptr<Dataset> dataset_;
+  std::vector<int64_t> indices_;  // sorted subset; empty = all in order
+  int64_t size_ = 0;
+};
+
+class CallableSource : public ImageSource {
+ public:
+  CallableSource(ImageMaker make, int64_t size, std::string d) : make_(std::move(make)), size_(size), desc_(std::move(d)) {}
+  int64_t size() const override { return size_; }
+  torch::Tensor batch(int64_t offset, int64_t count) override {
+    auto x = make_(count, offset);
+    if (x.dim() != 4 || x.size(0) != count || x.scalar_type() != torch::kUInt8)
+      throw DataError(desc_ + ": image maker returned " + c10::str(x.sizes()) + " " + c10::toString(x.scalar_type()) +
+                      ", expected uint8 (" + std::to_string(count) + ", C, H, W)");
+    return x;
+  }
+  std::string describe() const override { return desc_; }
+
+ private:
+  ImageMaker make_;
+  int64_t size_;
+  std::string desc_;
+};
+
+}  // namespace
+
+std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> dataset, int64_t n, uint64_t seed) {
+  return std::make_unique<DatasetSource>(std::move(dataset), n, seed);
+}
+
+std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description) {
+  if (size <= 0) throw ConfigError(description + ": image count must be positive");
+  return std::make_unique<CallableSource>(std::move(make), size, std::move(description));
+}
+
+torch::Tensor quantize_images(const torch::Tensor& images) {
+  return (images.to(torch::kFloat32) * 127.5f + 128.0f).clamp(0.0f, 255.0f).to(torch::kUInt8);
+}
+
+torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes) {
+  return torch::arange(offset, offset + count, torch::kInt64).remainder(num_classes);
+}
+
+}  // namespace hamgan

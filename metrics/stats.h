@@ -1,0 +1,38 @@
+#pragma once
+// Feature statistics for FID: mean and covariance accumulated in float64 while
+// streaming, so 50k×2048 features never sit in memory, and stored as .npz with
+// pytorch-fid's keys `mu` (D) and `sigma` (D, D), both float64 (ecosystem.md §1.11).
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+
+namespace hamgan {
+
+struct FeatureStats {
+  torch::Tensor mu;     // float64 (D)
+  torch::Tensor sigma;  // float64 (D, D), unbiased (÷ N−1) like np.cov / pytorch-fid
+  int64_t n = 0;        // samples behind them; 0 = unknown (a file without `n`)
+};
+
+// Streaming sums of (x − K) and (x − K)(x − K)ᵀ in float64, with the shift K =
+// the first batch's mean: the shifted-data algorithm keeps the one-pass
+// covariance as accurate as numpy's two-pass np.cov for features far from 0.
+class RunningStats {
+ public:
+  void add(const torch::Tensor& features);  // (B, D), any float dtype, any device
+  FeatureStats finish() const;              // needs ≥ 2 samples
+  int64_t count() const { return n_; }
+
+ private:
+  torch::Tensor shift_, sum_, sum_outer_;  // (D), (D), (D, D) float64
+  int64_t n_ = 0;
+};
+
+// Writes mu, sigma (and `n` as an int64 scalar, which numpy and pytorch-fid ignore).
+void save_stats(const std::string& path, const FeatureStats& stats, bool compressed = true);
+// Reads pytorch-fid / clean-fid / TTUR / BigGAN-PyTorch / StudioGAN files:
+// keys mu and sigma, float32 or float64, stored or deflated. DataError otherwise.
+FeatureStats load_stats(const std::string& path);
+
+}  // namespace hamgan

@@ -1,0 +1,133 @@
+// The FID Inception against pytorch-fid's network on the same random weights,
+// the TorchScript path against a module with NVIDIA's interface, and the three
+// resize modes against torch-fidelity (TF1 bilinear), PIL (clean-fid) and the
+// TorchScript grid_sample resize. References: tests/python/inception_reference.py.
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "metrics/features.h"
+#include "metrics/inception.h"
+#include "metrics/npz.h"
+#include "metrics/preprocess.h"
+#include "tests/metrics/helpers.h"
+
+using namespace hamgan;
+
+namespace {
+
+struct References {
+  std::string dir;
+  NpzArrays ref;
+};
+
+// The reference script takes ~20 s, so all tests here share one run.
+References& references() {
+  static References r = [] {
+    References x;
+    int rc = test::cached_reference("inception_reference.py", "inception", &x.dir);
+    if (rc == 0) x.ref = read_npz(x.dir + "/ref.npz");
+    if (rc != 0 && rc != 3) ADD_FAILURE() << "inception_reference.py failed";
+    return x;
+  }();
+  return r;
+}
+
+#define NEED_REFERENCES()                                                                    \
+  auto& R = references();                                                                    \
+  if (R.ref.empty()) GTEST_SKIP() << "pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)"
+
+double max_abs(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST(Inception, FeaturesEqualPytorchFidOnSameWeights) {
+  NEED_REFERENCES();
+  FeatureOptions o;
+  o.spec = "inception:" + R.dir + "/weights.pth";
+  o.resize = ResizeMode::legacy_pytorch;  // pytorch-fid's own preprocessing
+  o.device = "cpu";
+  auto fx = make_feature_extractor(o);
+  auto out = fx->extract(R.ref["images"]);
+  ASSERT_EQ(out.features.sizes(), (std::vector<int64_t>{2, 2048}));
+  EXPECT_GT(R.ref["features"].abs().max().item<double>(), 1e-2);  // not a degenerate all-zero network
+  EXPECT_LE(max_abs(out.features, R.ref["features"]), 1e-4);
+  EXPECT_LE(max_abs(out.logits, R.ref["logits"]), 1e-4);
+}
+
+TEST(Inception, LegacyFormatWeightsExplainConversion) {
+  NEED_REFERENCES();
+  FidInceptionV3 net;
+  try {
+    load_pytorch_fid_weights(net, R.dir + "/weights_legacy.pth");
+    FAIL() << "legacy file loaded";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("scripts/convert_inception.py"), std::string::npos) << e.what();
+  }
+  // The documented converter makes it loadable, with identical weights.
+  std::string cmd = "python3 " + std::string(HAMGAN_SOURCE_DIR) + "/scripts/convert_inception.py " + R.dir +
+                    "/weights_legacy.pth " + R.dir + "/converted.pth > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  load_pytorch_fid_weights(net, R.dir + "/converted.pth");
+  FidInceptionV3 direct;
+  load_pytorch_fid_weights(direct, R.dir + "/weights.pth");
+  EXPECT_TRUE(torch::equal(net->fc_weight(), direct->fc_weight()));
+}
+
+TEST(Inception, WrongWeightsAreCheckpointErrors) {
+  auto dir = test::temp_dir("inception_bad");
+  FidInceptionV3 net;
+  EXPECT_THROW(load_pytorch_fid_weights(net, dir + "/none.pth"), CheckpointError);
+  torch::save(torch::ones({2}), dir + "/tensor.pth");
+  EXPECT_THROW(load_pytorch_fid_weights(net, dir + "/tensor.pth"), CheckpointError);
+}
+
+TEST(Inception, NoWeightsIsOneClearLine) {
+  unsetenv("HAMGAN_INCEPTION");
+  FeatureOptions o;
+  try {
+    make_feature_extractor(o);
+    FAIL() << "no error without weights";
+  } catch (const ConfigError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+    EXPECT_NE(m.find("inception-2015-12-05.pt"), std::string::npos);
+    EXPECT_NE(m.find("HAMGAN_INCEPTION"), std::string::npos);
+    EXPECT_NE(m.find("--inception"), std::string::npos);
+  }
+}
+
+TEST(Inception, TorchScriptInterfaceBothModes) {
+  NEED_REFERENCES();
+  FeatureOptions o;
+  o.spec = "inception:" + R.dir + "/mimic.pt";
+  o.device = "cpu";
+  o.resize = ResizeMode::legacy_tensorflow;  // module-internal resize
+  auto tf = make_feature_extractor(o)->extract(R.ref["images"]);
+  EXPECT_LE(max_abs(tf.features, R.ref["ts_features_tf"]), 1e-4);
+  EXPECT_LE(max_abs(tf.logits, R.ref["ts_logits"]), 1e-4);
+  o.resize = ResizeMode::clean;  // our PIL-bicubic resize, then the `layers` submodule
+  auto clean = make_feature_extractor(o)->extract(R.ref["images"]);
+  EXPECT_LE(max_abs(clean.features, R.ref["ts_features_clean"]), 1e-4);
+}
+
+TEST(Preprocess, ResizeModesMatchReferences) {
+  NEED_REFERENCES();
+  for (const char* which : {"small", "big"}) {
+    SCOPED_TRACE(which);
+    auto img = R.ref[std::string(which) == "small" ? "images" : "big"];
+    // Undo each mode's normalisation to compare on the 0..255 scale.
+    auto tf = preprocess_for_inception(img, ResizeMode::legacy_tensorflow) * 128 + 128;
+    EXPECT_LE(max_abs(tf, R.ref[std::string("tf1_") + which]), 2e-3) << "vs torch-fidelity TF1 bilinear";
+    // NVIDIA's affine_grid/grid_sample samples the same points, but through normalised
+    // float32 coordinates: shrinking 420→299 moves values by ~0.01 of 255.
+    EXPECT_LE(max_abs(tf, R.ref[std::string("grid_") + which]), 0.03) << "vs NVIDIA grid_sample resize";
+    auto clean = preprocess_for_inception(img, ResizeMode::clean) * 128 + 128;
+    EXPECT_LE(max_abs(clean, R.ref[std::string("pil_") + which]), 2e-3) << "vs PIL bicubic (clean-fid)";
+  }
+  // legacy_pytorch is F.interpolate itself; check its normalisation 2·x/255 − 1 at an identity size.
+  auto same = torch::randint(0, 256, {1, 1, 299, 299}, torch::kUInt8);
+  auto p = preprocess_for_inception(same, ResizeMode::legacy_pytorch);
+  EXPECT_LE(max_abs(p[0][2], same[0][0].to(torch::kFloat64) / 255.0 * 2.0 - 1.0), 1e-6);
+}
