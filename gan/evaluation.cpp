@@ -1,22 +1,85 @@
 #include "gan/evaluation.h"
 
 #include <map>
+#include <memory>
 
 #include "gan/class_consistency.h"
+#include "gan/sampler.h"
 #include "metrics/classifier_training.h"
+#include "metrics/features.h"
+#include "metrics/frechet.h"
+#include "metrics/image_source.h"
+#include "metrics/stats.h"
 
 namespace hamgan {
+namespace {
+
+constexpr int64_t kBatch = 250;
+constexpr int64_t kRealImages = 10000;  // the whole Fashion-MNIST test split
+
+// What evaluation keeps across calls within one process: the classifier, its
+// feature extractor and the real images' feature statistics.
+struct Evaluator {
+  FeatureClassifier classifier{nullptr};
+  std::unique_ptr<FeatureExtractor> features;
+  FeatureStats real;
+};
+
+// Held-out real images (the IDX test split; other formats have one split) on the classifier's features.
+FeatureStats real_feature_stats(FeatureExtractor& fx, const TrainConfig& cfg) {
+  DatasetSpec spec;
+  spec.path = cfg.dataset;
+  spec.split = "test";
+  spec.size = cfg.model.resolution;
+  spec.channels = cfg.model.image_channels;
+  spec.quiet = true;
+  const auto source = make_dataset_source(open_dataset(spec), kRealImages, /*seed=*/0);
+  RunningStats stats;
+  for (int64_t i = 0; i < source->size(); i += kBatch)
+    stats.add(fx.extract(source->batch(i, std::min(kBatch, source->size() - i))).features);
+  return stats.finish();
+}
+
+// n class-balanced samples (fixed z per seed, quantised like saved samples) on the classifier's features.
+FeatureStats generated_feature_stats(Generator& g, FeatureExtractor& fx, int64_t n, uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  ScopedRngRestore keep_rng;  // the NMF's random bases follow the seed; training's stream is untouched
+  torch::manual_seed(seed);
+  const bool was_training = g->is_training();
+  g->eval();
+  at::Generator gen = at::detail::createCPUGenerator(seed);
+  const torch::Tensor z = sample_z(n, g->config().z_dim, 0.0, gen);
+  const torch::Tensor labels = balanced_labels(0, n, g->config().num_classes);
+  RunningStats stats;
+  for (int64_t i = 0; i < n; i += kBatch) {
+    const int64_t j = std::min(n, i + kBatch);
+    stats.add(fx.extract(quantize_images(generate(g, z.slice(0, i, j), labels.slice(0, i, j), kBatch))).features);
+  }
+  g->train(was_training);
+  return stats.finish();
+}
+
+}  // namespace
 
 MetricRow evaluate_during_training(Generator& g, const TrainConfig& cfg, int64_t step) {
   if (cfg.eval_every <= 0 || cfg.classifier.empty()) return {};
   // Loaded (or built) once per process and kept for later evaluations.
-  static std::map<std::string, FeatureClassifier> cache;
+  static std::map<std::string, Evaluator> cache;
   const auto device = g->parameters().front().device();
   auto it = cache.find(cfg.classifier);
-  if (it == cache.end()) it = cache.emplace(cfg.classifier, ensure_classifier(cfg.classifier, device)).first;
+  if (it == cache.end()) {
+    Evaluator e;
+    e.classifier = ensure_classifier(cfg.classifier, device);
+    e.features = make_classifier_features(e.classifier, device, "classifier:" + cfg.classifier);
+    e.real = real_feature_stats(*e.features, cfg);
+    it = cache.emplace(cfg.classifier, std::move(e)).first;
+  }
+  Evaluator& e = it->second;
   // The same z for every evaluation of a run, so the curve shows the generator changing, not the noise.
-  const ClassConsistency cc = class_consistency(g, it->second, cfg.eval_n, cfg.seed + 777);
-  return {{"class_consistency", cc.overall}};
+  const ClassConsistency cc = class_consistency(g, e.classifier, cfg.eval_n, cfg.seed + 777);
+  const FeatureStats fake = generated_feature_stats(g, *e.features, std::max<int64_t>(cfg.eval_n, 2), cfg.seed + 777);
+  const double fid = frechet_distance(fake.mu, fake.sigma, e.real.mu, e.real.sigma).distance;
+  return {{"class_consistency", cc.overall}, {"fid_classifier", fid}};
 }
 
 }  // namespace hamgan

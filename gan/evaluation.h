@@ -1,7 +1,7 @@
 #pragma once
 // Evaluation during training: class-consistency of the generator (fraction of
 // class-balanced samples the Fashion-MNIST classifier assigns to the requested
-// class) and, when available, FID on that classifier's features.
+// class) and FID on that classifier's features against the held-out real images.
 #include "gan/generator.h"
 #include "gan/run_log.h"
 #include "gan/train_config.h"
