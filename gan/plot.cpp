@@ -144,15 +144,20 @@ std::string plot_run(const PlotConfig& cfg) {
   const auto rows = read_metrics(log);
   if (rows.empty()) throw DataError(log + ": no rows yet; train for at least log_every steps first");
   if (cfg.width < 200 || cfg.height < 120) throw ConfigError("plot: width must be >= 200 and height >= 120");
-  const auto panels = plot_panels(rows);
-  const int64_t cols = 2, nrows = (static_cast<int64_t>(panels.size()) + cols - 1) / cols;
-  Canvas cv(cols * cfg.width, nrows * cfg.height);
-  for (size_t i = 0; i < panels.size(); ++i)
-    draw_panel(cv, static_cast<int64_t>(i % cols) * cfg.width, static_cast<int64_t>(i / cols) * cfg.height,
-               cfg.width, cfg.height, panels[i].first, panels[i].second, rows);
   const std::string out = cfg.out.empty() ? (std::filesystem::path(cfg.run_dir) / "curves.png").string() : cfg.out;
-  save_png(cv.pixels(), out);
+  plot_rows(rows, plot_panels(rows), out, cfg.width, cfg.height);
   return out;
+}
+
+void plot_rows(const std::vector<std::map<std::string, double>>& rows,
+               const std::vector<std::pair<std::string, std::vector<std::string>>>& panels, const std::string& out,
+               int64_t width, int64_t height) {
+  const int64_t cols = panels.size() > 1 ? 2 : 1, nrows = (static_cast<int64_t>(panels.size()) + cols - 1) / cols;
+  Canvas cv(cols * width, std::max<int64_t>(1, nrows) * height);
+  for (size_t i = 0; i < panels.size(); ++i)
+    draw_panel(cv, static_cast<int64_t>(i) % cols * width, static_cast<int64_t>(i) / cols * height, width, height,
+               panels[i].first, panels[i].second, rows);
+  save_png(cv.pixels(), out);
 }
 
 }  // namespace hamgan

@@ -19,6 +19,12 @@ struct PlotConfig {
 // Returns the path written. Throws DataError when the log is missing or has no rows.
 std::string plot_run(const PlotConfig& cfg);
 
+// Draws `panels` (title → series names; each series is a key of the rows, x is
+// the rows' "step") two per row into one PNG of panel size width × height.
+void plot_rows(const std::vector<std::map<std::string, double>>& rows,
+               const std::vector<std::pair<std::string, std::vector<std::string>>>& panels, const std::string& out,
+               int64_t width, int64_t height);
+
 // The panels drawn from a set of rows: title → series names present in the rows.
 std::vector<std::pair<std::string, std::vector<std::string>>> plot_panels(
     const std::vector<std::map<std::string, double>>& rows);

@@ -17,7 +17,12 @@ fi
 export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 # Plain words are target names: scripts/build.sh hamgan test_modules
 args=()
+prev=""
 for a in "$@"; do
-  case "$a" in -*) args+=("$a") ;; *) args+=(--target "$a") ;; esac
+  case "$prev:$a" in
+    --target:* | -j:* | *:-*) args+=("$a") ;;  # options, and the values of --target and -j, pass through
+    *) args+=(--target "$a") ;;
+  esac
+  prev="$a"
 done
 cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}" "${args[@]}"

@@ -1,0 +1,296 @@
+#include "experiments/compare.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "data/image_io.h"
+#include "gan/checkpoint.h"
+#include "gan/model_info.h"
+#include "gan/plot.h"
+#include "gan/run_log.h"
+#include "gan/sampler.h"
+#include "modules/bench_modules.h"
+
+extern char** environ;
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRunMarker = "compare_run.json";  // written when a run finished cleanly
+
+std::string run_name(const std::string& config) { return fs::path(config).stem().string(); }
+
+std::string run_dir_for(const CompareConfig& c, const std::string& name, uint64_t seed) {
+  return (fs::path(c.out) / "runs" / (name + "_seed" + std::to_string(seed))).string();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f.flush()) throw Error(path + ": write failed (disk full?)");
+  });
+}
+
+// The marker of a finished run: flat JSON numbers, read back with read_metrics.
+std::map<std::string, double> read_marker(const std::string& run_dir) {
+  const std::string path = (fs::path(run_dir) / kRunMarker).string();
+  if (!fs::exists(path)) return {};
+  const auto rows = read_metrics(path);
+  return rows.empty() ? std::map<std::string, double>{} : rows.back();
+}
+
+struct ChildResult {
+  int exit_code = -1;
+  double peak_rss_mb = 0, wall_s = 0;
+};
+
+// Runs `hamgan train ...` as a child process (its own address space, so its
+// peak resident memory is the run's own), stdout appended to run_dir/train.log.
+ChildResult run_child(const std::string& exe, const std::vector<std::string>& args, const std::string& log_path) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(exe.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw ConfigError("compare: cannot start " + exe + " (" + std::strerror(rc) + ")");
+  int status = 0;
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) throw Error("compare: lost the training process (" + std::string(std::strerror(errno)) + ")");
+  }
+  ChildResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+std::string fixed(double v, int digits) {
+  if (v < 0 || !std::isfinite(v)) return "–";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+std::string mean_std(const SeedSummary& s, int digits) {
+  if (s.n == 0) return "–";
+  return fixed(s.mean, digits) + (s.n > 1 ? " ± " + fixed(s.std, digits) : "");
+}
+
+// Median forward+backward time of G's context block at its place in G.
+double module_time_ms(const ModelConfig& model, const PartInfo& context, int64_t batch) {
+  if (model.g_block.name == "none" || context.shape.size() != 3) return 0.0;
+  ModuleBenchConfig b;
+  b.shape = {batch, context.shape[0], context.shape[1], context.shape[2]};
+  b.blocks = {model.g_block.name == "ham" ? "ham:" + to_string(model.g_block.ham_type) : model.g_block.name};
+  b.ham = model.g_block;
+  b.ham.num_classes = 0;
+  b.warmup = 1;
+  b.repeats = 5;
+  std::ostringstream quiet;
+  const auto rows = bench_modules(b, quiet);
+  return rows.empty() ? 0.0 : rows.front().train_ms;
+}
+
+}  // namespace
+
+SeedSummary summarize(const std::vector<double>& values, bool lower_is_better) {
+  SeedSummary s;
+  std::vector<double> v;
+  for (double x : values)
+    if (x >= 0 && std::isfinite(x)) v.push_back(x);
+  s.n = static_cast<int64_t>(v.size());
+  if (v.empty()) return s;
+  s.best = lower_is_better ? *std::min_element(v.begin(), v.end()) : *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.std = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;  // sample std (n − 1)
+  return s;
+}
+
+RunResult read_run_result(const std::string& name, uint64_t seed, const std::string& run_dir, int64_t module_batch) {
+  RunResult r;
+  r.name = name, r.seed = seed, r.run_dir = run_dir;
+  const auto marker = read_marker(run_dir);
+  if (marker.count("peak_rss_mb")) r.peak_rss_mb = marker.at("peak_rss_mb");
+  const auto rows = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+  double its_sum = 0;
+  int64_t its_n = 0;
+  for (const auto& row : rows) {
+    const int64_t step = row.count("step") ? static_cast<int64_t>(row.at("step")) : 0;
+    r.steps = std::max(r.steps, step);
+    if (auto it = row.find("it_per_s"); it != row.end() && std::isfinite(it->second)) its_sum += it->second, ++its_n;
+    if (auto it = row.find("class_consistency"); it != row.end()) r.class_consistency = it->second;
+    for (const auto& [key, value] : row) {
+      // Prefer Inception FID when a run has both; classifier-feature FID otherwise.
+      if (key.rfind("fid", 0) != 0) continue;
+      if (!r.fid_key.empty() && r.fid_key != key && key != "fid_inception") continue;
+      if (r.fid_key != key) r.fid_curve.clear();
+      r.fid_key = key, r.fid = value;
+      r.fid_curve.emplace_back(step, value);
+    }
+  }
+  r.it_per_s = its_n ? its_sum / static_cast<double>(its_n) : 0.0;
+  const std::string ckpt = latest_checkpoint((fs::path(run_dir) / "checkpoints").string());
+  if (ckpt.empty()) throw DataError(run_dir + ": no checkpoint; the run did not finish (rerun hamgan compare to resume it)");
+  const ModelConfig model = read_checkpoint_model_config(ckpt);
+  const ModelInfo info = model_info(model);
+  r.block = info.generator.context;
+  r.g_params = info.generator.total, r.d_params = info.discriminator.total;
+  for (const auto& part : info.generator.parts)
+    if (part.name == "context") r.module_ms = module_time_ms(model, part, module_batch);
+  return r;
+}
+
+std::string write_compare_report(const std::vector<RunResult>& runs, const std::string& out) {
+  fs::create_directories(out);
+  std::vector<std::string> names;  // in first-seen order
+  for (const auto& r : runs)
+    if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
+
+  std::ostringstream md, csv;
+  csv << "name,seed,block,g_params,d_params,module_train_ms,it_per_s,peak_rss_mb,steps,fid_key,fid,class_consistency\n";
+  for (const auto& r : runs)
+    csv << r.name << ',' << r.seed << ",\"" << r.block << "\"," << r.g_params << ',' << r.d_params << ','
+        << r.module_ms << ',' << r.it_per_s << ',' << r.peak_rss_mb << ',' << r.steps << ',' << r.fid_key << ','
+        << std::setprecision(10) << r.fid << ',' << r.class_consistency << std::setprecision(6) << '\n';
+
+  md << "| config | G block | G params | D params | module fwd+bwd ms | train it/s | peak RSS MB | steps | seeds |"
+        " FID best | FID mean ± std | class-consistency best | class-consistency mean ± std |\n"
+     << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& name : names) {
+    std::vector<double> fids, ccs, its, rss, mod;
+    const RunResult* first = nullptr;
+    int64_t steps = 0;
+    for (const auto& r : runs) {
+      if (r.name != name) continue;
+      if (!first) first = &r;
+      fids.push_back(r.fid), ccs.push_back(r.class_consistency), its.push_back(r.it_per_s);
+      rss.push_back(r.peak_rss_mb), mod.push_back(r.module_ms);
+      steps = std::max(steps, r.steps);
+    }
+    const SeedSummary f = summarize(fids, true), c = summarize(ccs, false);
+    md << "| " << name << " | " << first->block << " | " << first->g_params << " | " << first->d_params << " | "
+       << fixed(summarize(mod, true).mean, 2) << " | " << fixed(summarize(its, false).mean, 2) << " | "
+       << fixed(summarize(rss, true).mean, 0) << " | " << steps << " | " << fids.size() << " | "
+       << (f.n ? fixed(f.best, 3) : "–") << " | " << mean_std(f, 3) << " | " << (c.n ? fixed(c.best, 3) : "–")
+       << " | " << mean_std(c, 3) << " |\n";
+  }
+  std::string fid_key;
+  for (const auto& r : runs)
+    if (!r.fid_key.empty()) fid_key = r.fid_key;
+  md << "\nFID: " << (fid_key.empty() ? "not measured" : "`" + fid_key + "`")
+     << " at the last evaluation of each run (lower is better); best = lowest over seeds, as the paper reports "
+        "the best of 6. Module time: G's context block, forward + backward on CPU at its place in G. "
+        "Peak RSS: the training process's maximum resident memory.\n";
+  write_text((fs::path(out) / "results.csv").string(), csv.str());
+  write_text((fs::path(out) / "results.md").string(), md.str());
+
+  // FID against steps, one series per config (first seed).
+  std::vector<std::map<std::string, double>> rows;
+  std::vector<std::string> series;
+  for (const auto& name : names)
+    for (const auto& r : runs) {
+      if (r.name != name || r.fid_curve.empty()) continue;
+      series.push_back(name);
+      for (const auto& [step, fid] : r.fid_curve) rows.push_back({{"step", double(step)}, {name, fid}});
+      break;
+    }
+  if (!rows.empty())
+    plot_rows(rows, {{"FID (" + fid_key + ") vs steps", series}}, (fs::path(out) / "fid_vs_steps.png").string(),
+              720, 420);
+  return md.str();
+}
+
+std::string run_compare(const CompareConfig& c) {
+  if (c.configs.empty()) throw ConfigError("compare: --configs needs at least one experiment file");
+  if (c.out.empty()) throw ConfigError("compare: --out is required (e.g. results/fmnist)");
+  if (c.seeds < 1) throw ConfigError("compare: --seeds must be >= 1");
+  std::set<std::string> seen;
+  for (const auto& cfg : c.configs) {
+    if (!fs::is_regular_file(cfg)) throw ConfigError("compare: " + cfg + ": no such experiment file");
+    if (!seen.insert(run_name(cfg)).second)
+      throw ConfigError("compare: two configs are named " + run_name(cfg) + "; rename one (run dirs are named by file)");
+  }
+  std::vector<RunResult> results;
+  const int64_t total = static_cast<int64_t>(c.configs.size()) * c.seeds;
+  int64_t k = 0;
+  for (const auto& cfg : c.configs) {
+    for (uint64_t seed = 0; seed < static_cast<uint64_t>(c.seeds); ++seed) {
+      const std::string name = run_name(cfg), dir = run_dir_for(c, name, seed);
+      ++k;
+      const auto marker = read_marker(dir);
+      const bool finished = !marker.empty() && (c.steps == 0 || marker.at("steps") >= static_cast<double>(c.steps));
+      if (!c.report_only && !finished) {
+        fs::create_directories(dir);
+        const bool resume = !latest_checkpoint((fs::path(dir) / "checkpoints").string()).empty();
+        std::cerr << "compare [" << k << "/" << total << "] " << name << " seed " << seed
+                  << (resume ? " (resuming)" : "") << " → " << dir << "\n";
+        std::vector<std::string> args = {"train", "--config", cfg, "--run_dir", dir, "--seed", std::to_string(seed)};
+        if (c.steps > 0) args.insert(args.end(), {"--steps", std::to_string(c.steps)});
+        if (c.eval_n > 0) args.insert(args.end(), {"--eval_n", std::to_string(c.eval_n)});
+        if (c.eval_every >= 0) args.insert(args.end(), {"--eval_every", std::to_string(c.eval_every)});
+        else if (c.steps > 0) args.insert(args.end(), {"--eval_every", std::to_string(std::max<int64_t>(1, c.steps / 5))});
+        if (resume) args.push_back("--resume");
+        args.insert(args.end(), c.train_args.begin(), c.train_args.end());
+        const ChildResult child = run_child(c.hamgan_exe, args, (fs::path(dir) / "train.log").string());
+        if (child.exit_code != 0)
+          throw Error("compare: training " + name + " seed " + std::to_string(seed) + " failed (exit " +
+                      std::to_string(child.exit_code) + "); see " + dir + "/train.log, fix, then rerun to resume");
+        const std::string ckpt = latest_checkpoint((fs::path(dir) / "checkpoints").string());
+        const int64_t steps = load_checkpoint(ckpt, CheckpointRefs{}, /*restore_rng=*/false).step;
+        std::ostringstream m;
+        m << "{\"steps\": " << steps << ", \"peak_rss_mb\": " << json_number(child.peak_rss_mb)
+          << ", \"wall_s\": " << json_number(child.wall_s) << "}\n";
+        write_text((fs::path(dir) / kRunMarker).string(), m.str());
+      } else {
+        std::cerr << "compare [" << k << "/" << total << "] " << name << " seed " << seed << ": finished, skipped\n";
+      }
+      results.push_back(read_run_result(name, seed, dir, c.module_batch));
+    }
+  }
+  const std::string md = write_compare_report(results, c.out);
+  // A grid of final samples per config (EMA weights, class-balanced, fixed seed).
+  for (const auto& cfg : c.configs) {
+    SampleConfig s;
+    s.checkpoint = run_dir_for(c, run_name(cfg), 0);
+    s.out = (fs::path(c.out) / ("samples_" + run_name(cfg) + ".png")).string();
+    s.n = 100;
+    s.progress = false;
+    s.device = "cpu";
+    run_sampling(s);
+  }
+  std::cout << md;
+  return (fs::path(c.out) / "results.md").string();
+}
+
+}  // namespace hamgan
