@@ -6,13 +6,17 @@
 #include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include "gan/train_config.h"
 
 namespace hamgan::test {
 
 inline std::string temp_dir(const std::string& name) {
   const char* base = std::getenv("HAMGAN_TEST_TMP");
-  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/hamgan_test_train") / ("train_" + name);
+  // ctest runs each test in its own process, several at once: the pid keeps their directories apart.
+  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/hamgan_test_train") /
+                            ("train_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p.string();
