@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "core/errors.h"
 
@@ -48,6 +49,14 @@ void write_atomically(const std::string& final_path,
     throw Error(final_path + ": cannot move finished file into place (" + why + ")");
   }
   fsync_path(parent.empty() ? std::string(".") : parent.string());
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out.flush()) throw Error(path + ": cannot write (disk full or no permission?)");
+  });
 }
 
 }  // namespace hamgan

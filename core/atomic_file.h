@@ -12,6 +12,9 @@ namespace hamgan {
 void write_atomically(const std::string& final_path,
                       const std::function<void(const std::string& tmp_path)>& write);
 
+// Writes `text` to `path` with write_atomically; a failed write throws Error naming the path.
+void write_text_atomically(const std::string& path, const std::string& text);
+
 // The temporary name used for `final_path` (same directory, so rename is atomic).
 std::string temporary_path_for(const std::string& final_path);
 

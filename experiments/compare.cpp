@@ -43,14 +43,6 @@ std::string run_dir_for(const CompareConfig& c, const std::string& name, uint64_
   return (fs::path(c.out) / "runs" / (name + "_seed" + std::to_string(seed))).string();
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  write_atomically(path, [&](const std::string& tmp) {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f.flush()) throw Error(path + ": write failed (disk full?)");
-  });
-}
-
 // The marker of a finished run: flat JSON numbers, read back with read_metrics.
 std::map<std::string, double> read_marker(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / kRunMarker).string();
@@ -212,8 +204,8 @@ std::string write_compare_report(const std::vector<RunResult>& runs, const std::
      << " at the last evaluation of each run (lower is better); best = lowest over seeds, as the paper reports "
         "the best of 6. Module time: G's context block, forward + backward on CPU at its place in G. "
         "Peak RSS: the training process's maximum resident memory.\n";
-  write_text((fs::path(out) / "results.csv").string(), csv.str());
-  write_text((fs::path(out) / "results.md").string(), md.str());
+  write_text_atomically((fs::path(out) / "results.csv").string(), csv.str());
+  write_text_atomically((fs::path(out) / "results.md").string(), md.str());
 
   // FID against steps, one series per config (first seed).
   std::vector<std::map<std::string, double>> rows;
@@ -271,7 +263,7 @@ std::string run_compare(const CompareConfig& c) {
         std::ostringstream m;
         m << "{\"steps\": " << steps << ", \"peak_rss_mb\": " << json_number(child.peak_rss_mb)
           << ", \"wall_s\": " << json_number(child.wall_s) << "}\n";
-        write_text((fs::path(dir) / kRunMarker).string(), m.str());
+        write_text_atomically((fs::path(dir) / kRunMarker).string(), m.str());
       } else {
         std::cerr << "compare [" << k << "/" << total << "] " << name << " seed " << seed << ": finished, skipped\n";
       }

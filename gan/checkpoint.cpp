@@ -248,11 +248,7 @@ std::string latest_checkpoint(const std::string& dir) {
 }
 
 void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep) {
-  write_atomically((fs::path(dir) / "latest").string(), [&](const std::string& tmp) {
-    std::ofstream out(tmp);
-    out << file_name << "\n";
-    if (!out) throw Error(dir + "/latest: cannot write");
-  });
+  write_text_atomically((fs::path(dir) / "latest").string(), file_name + "\n");
   auto files = step_files(dir);
   const int64_t n = static_cast<int64_t>(files.size());
   for (int64_t i = 0; i < n - std::max<int64_t>(keep, 1); ++i) {

@@ -32,11 +32,9 @@ MetricsLog::MetricsLog(std::string path, int64_t resume_step) : path_(std::move(
       if (std::atoll(line.c_str() + pos + 7) <= resume_step) keep.push_back(line);
     }
   }
-  write_atomically(path_, [&](const std::string& tmp) {
-    std::ofstream out(tmp);
-    for (const auto& l : keep) out << l << "\n";
-    if (!out) throw Error(path_ + ": cannot write metrics log");
-  });
+  std::string text;
+  for (const auto& l : keep) text += l + "\n";
+  write_text_atomically(path_, text);
 }
 
 void MetricsLog::append(int64_t step, const MetricRow& values) {

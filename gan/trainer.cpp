@@ -145,11 +145,7 @@ TrainResult train(const TrainConfig& cfg) {
     for (auto& group : d_opt.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(cfg.d_lr);
     std::cerr << "train: resumed from step " << state.step << " (" << resume_from << ")\n";
   }
-  write_atomically((run / "config.toml").string(), [&](const std::string& tmp) {
-    std::ofstream out(tmp);
-    out << cfg.config_text;
-    if (!out) throw Error((run / "config.toml").string() + ": cannot write");
-  });
+  write_text_atomically((run / "config.toml").string(), cfg.config_text);
   std::cerr << "train: " << dataset->describe() << "; device " << device << "; G " << count_parameters(*g)
             << " parameters, D " << count_parameters(*d) << "; run dir " << run.string() << "\n";
 

@@ -187,11 +187,7 @@ std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::
   }
   if (!cfg.out.empty()) {
     const auto json = bench_results_json(results);
-    write_atomically(cfg.out, [&](const std::string& tmp) {
-      std::ofstream f(tmp);
-      f << json;
-      if (!f) throw ConfigError("bench modules: cannot write " + cfg.out);
-    });
+    write_text_atomically(cfg.out, json);
   }
   return results;
 }
