@@ -20,6 +20,7 @@ static CommandRegistrar class_consistency_registrar("class-consistency", [](CLI:
   sub->add_option("--n", c.n, "Generated images")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--seed", c.seed, "Seed of z")->capture_default_str();
   sub->add_flag("--raw", c.raw, "Use the raw G weights instead of the EMA");
+  sub->add_option("--standing_stats", c.standing_stats, "Batches of 64 to recompute G's BN statistics over (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--device", c.device, "auto | cpu | cuda")->capture_default_str();
   sub->callback([cfg] {
     const ClassConsistency r = run_class_consistency(*cfg);

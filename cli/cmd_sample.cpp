@@ -22,6 +22,7 @@ static CommandRegistrar sample_registrar("sample", [](CLI::App& root) {
   sub->add_option("--nrow", c.nrow, "Images per grid row (0: number of classes up to 10, else 8)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--seed", c.seed, "Seed of z")->capture_default_str();
   sub->add_flag("--raw", c.raw, "Use the raw G weights instead of the EMA");
+  sub->add_option("--standing_stats", c.standing_stats, "Batches of 64 to recompute G's BN statistics over (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--batch_size", c.batch_size, "Images per forward pass")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
   sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);

@@ -45,6 +45,7 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
   sub->add_option("--keep_checkpoints", c.keep_checkpoints, "Newest checkpoint files kept")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--eval_every", c.eval_every, "Steps between class-consistency evaluations (0: off)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--eval_n", c.eval_n, "Generated images per evaluation")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--standing_stats", c.standing_stats, "Batches to recompute G's BN statistics over before grids and evaluation (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--classifier", c.classifier, "Fashion-MNIST classifier for evaluation (built if missing)")->capture_default_str();
   sub->add_option("--tensorboard", c.tensorboard, "Write TensorBoard event files into the run dir")->capture_default_str();
   sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);

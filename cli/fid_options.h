@@ -30,6 +30,7 @@ inline void add_sample_options(CLI::App* sub, SampleOptions& s) {
       ->capture_default_str();
   sub->add_option("--batch", s.batch, "Images per feature-extractor batch")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--seed", s.seed, "Generator noise and data-subset seed")->capture_default_str();
+  sub->add_option("--standing_stats", s.standing_stats, "Generators: batches of 64 to recompute G's BN statistics over (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
   add_dataset_options(sub, s.data);  // --split, --size, --channels, --idx_resize, --in_memory
 }
 

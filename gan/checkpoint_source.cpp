@@ -6,15 +6,18 @@
 
 #include "gan/checkpoint.h"
 #include "gan/sampler.h"
+#include "gan/standing_stats.h"
 #include "gan/train_config.h"
 #include "metrics/image_source.h"
 
 namespace hamgan {
 
-std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed) {
+std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
+                                                    int64_t standing_stats) {
   const std::string file = resolve_checkpoint_path(path);
   auto g = std::make_shared<Generator>(load_generator(file, /*use_ema=*/true, training_device("auto")));
   const ModelConfig mc = (*g)->config();
+  accumulate_standing_stats(*g, standing_stats, kStandingBatchSize, seed + 1);
   at::Generator gen = at::detail::createCPUGenerator(seed);
   const torch::Tensor z = sample_z(n, mc.z_dim, 0.0, gen);
   torch::manual_seed(seed);  // blocks that draw random numbers in eval (NMF init) follow the seed
@@ -23,7 +26,9 @@ std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int
     return quantize_images(generate(*g, z.slice(0, offset, offset + count), labels, count));
   };
   return make_callable_source(make, n, "generator " + file + " (EMA weights, " + std::to_string(n) +
-                                           " class-balanced samples, seed " + std::to_string(seed) + ")");
+                                           " class-balanced samples, seed " + std::to_string(seed) +
+                                           (standing_stats > 0 ? ", standing BN statistics over " + std::to_string(standing_stats) + " batches"
+                                                               : ", stored BN statistics") + ")");
 }
 
 }  // namespace hamgan

@@ -56,6 +56,7 @@ ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   const torch::Device device = training_device(cfg.device);
   Generator g = load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device);
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
+  accumulate_standing_stats(g, cfg.standing_stats, kStandingBatchSize, cfg.seed + 1);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gan/generator.h"
+#include "gan/standing_stats.h"
 #include "metrics/classifier.h"
 
 namespace hamgan {
@@ -30,6 +31,7 @@ struct ClassConsistencyConfig {
   int64_t n = 10000;       // generated images (class-balanced)
   uint64_t seed = 0;
   bool raw = false;        // raw G weights instead of the EMA
+  int64_t standing_stats = kDefaultStandingBatches;  // batches for G's BN statistics; 0 = stored
   std::string device = "auto";
 };
 

@@ -5,6 +5,7 @@
 
 #include "gan/class_consistency.h"
 #include "gan/sampler.h"
+#include "gan/standing_stats.h"
 #include "metrics/classifier_training.h"
 #include "metrics/features.h"
 #include "metrics/frechet.h"
@@ -75,10 +76,15 @@ MetricRow evaluate_during_training(Generator& g, const TrainConfig& cfg, int64_t
     it = cache.emplace(cfg.classifier, std::move(e)).first;
   }
   Evaluator& e = it->second;
+  // Standing statistics on the weights being evaluated; training carries on with the stored buffers.
+  const bool was_training = g->is_training();
+  BufferSnapshot keep_buffers(*g);
+  accumulate_standing_stats(g, cfg.standing_stats, cfg.batch_size, cfg.seed + 778);
   // The same z for every evaluation of a run, so the curve shows the generator changing, not the noise.
   const ClassConsistency cc = class_consistency(g, e.classifier, cfg.eval_n, cfg.seed + 777);
   const FeatureStats fake = generated_feature_stats(g, *e.features, std::max<int64_t>(cfg.eval_n, 2), cfg.seed + 777);
   const double fid = frechet_distance(fake.mu, fake.sigma, e.real.mu, e.real.sigma).distance;
+  g->train(was_training);
   return {{"class_consistency", cc.overall}, {"fid_classifier", fid}};
 }
 

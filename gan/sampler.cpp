@@ -94,6 +94,7 @@ std::string run_sampling(const SampleConfig& cfg) {
     throw ConfigError("sample: class " + std::to_string(cfg.class_label) + " is out of range; the model has " +
                       std::to_string(mc.num_classes) + " classes (0.." + std::to_string(mc.num_classes - 1) + ")");
 
+  accumulate_standing_stats(g, cfg.standing_stats, kStandingBatchSize, cfg.seed);
   torch::manual_seed(cfg.seed);  // blocks that draw random numbers in eval (NMF init) follow the seed too
   at::Generator gen = at::detail::createCPUGenerator(cfg.seed);
   const torch::Tensor z = sample_z(cfg.n, mc.z_dim, cfg.truncation, gen);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gan/generator.h"
+#include "gan/standing_stats.h"
 
 namespace hamgan {
 
@@ -39,6 +40,7 @@ struct SampleConfig {
   int64_t nrow = 0;         // images per grid row; 0 = number of classes (≤ 10) or 8
   uint64_t seed = 0;        // z and labels are a function of the seed
   bool raw = false;         // use the raw G weights instead of the EMA ones
+  int64_t standing_stats = kDefaultStandingBatches;  // batches for G's BN statistics (gan/standing_stats.h); 0 = stored
   int64_t batch_size = 64;  // images per forward pass
   std::string device = "auto";
   bool progress = true;

@@ -24,6 +24,7 @@ void TrainConfig::validate() const {
   non_negative(sample_every, "sample_every");
   non_negative(checkpoint_every, "checkpoint_every");
   non_negative(eval_every, "eval_every");
+  non_negative(standing_stats, "standing_stats");
   non_negative(threads, "threads");
   positive(workers, "workers");
   if (!(g_lr > 0) || !(d_lr > 0)) throw ConfigError("train: g_lr and d_lr must be positive");

@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "gan/losses.h"
 #include "gan/model_config.h"
+#include "gan/standing_stats.h"
 
 namespace hamgan {
 
@@ -47,6 +48,9 @@ struct TrainConfig {
   int64_t keep_checkpoints = 2;      // newest checkpoint files kept (>= 1)
   int64_t eval_every = 0;            // steps between class-consistency evaluations (0 = off)
   int64_t eval_n = 1000;             // generated images per evaluation (class-balanced)
+  // Batches over which G's BN statistics are recomputed before grids and evaluation
+  // (gan/standing_stats.h); 0 = the stored moving averages.
+  int64_t standing_stats = kDefaultStandingBatches;
   std::string classifier = "runs/classifier/fmnist_classifier.pt";  // for evaluation (Fashion-MNIST)
   bool tensorboard = true;           // write TensorBoard event files into run_dir
   bool progress = true;              // draw a progress bar

@@ -20,6 +20,7 @@
 #include "gan/checkpoint.h"
 #include "gan/ema.h"
 #include "gan/evaluation.h"
+#include "gan/standing_stats.h"
 #include "gan/run_log.h"
 #include "gan/sampler.h"
 #include "gan/tensorboard.h"
@@ -172,8 +173,12 @@ TrainResult train(const TrainConfig& cfg) {
   auto write_grid = [&](int64_t step) {
     ScopedRngRestore keep_rng;  // the training random stream must not depend on sampling
     const bool was_training = shown->is_training();
-    shown->eval();
-    const torch::Tensor images = generate(shown, grid_z, grid_y, 128);
+    torch::Tensor images;
+    {
+      BufferSnapshot keep_buffers(*shown);  // standing statistics only for the grid
+      accumulate_standing_stats(shown, cfg.standing_stats, cfg.batch_size, cfg.seed + 12346);
+      images = generate(shown, grid_z, grid_y, 128);
+    }
     shown->train(was_training);
     char name[40];
     std::snprintf(name, sizeof(name), "step_%07lld.png", static_cast<long long>(step));

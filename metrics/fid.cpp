@@ -43,7 +43,7 @@ std::unique_ptr<ImageSource> open_image_source(const std::string& path, const Sa
   if (options.n < 0) throw ConfigError("--n must be ≥ 0");
   if (classify_input(path) == InputKind::checkpoint) {
     if (options.n == 0) throw ConfigError("--n 0 (whole data set) is meaningless for a generator checkpoint " + path);
-    return open_checkpoint_source(path, options.n, options.seed);
+    return open_checkpoint_source(path, options.n, options.seed, options.standing_stats);
   }
   DatasetSpec spec = options.data;
   spec.path = path;

@@ -26,6 +26,7 @@ struct SampleOptions {
   int64_t n = 50000;      // images per data set / generator (0: a whole data set)
   int64_t batch = 64;     // images per feature-extractor call
   uint64_t seed = 0;      // generator noise and data subset draw
+  int64_t standing_stats = 16;  // generators: batches for G's BN statistics (gan/standing_stats.h); 0 = stored
   DatasetSpec data;       // how data-set inputs are opened (split, size, channels)
 };
 

@@ -38,8 +38,9 @@ torch::Tensor quantize_images(const torch::Tensor& images);
 torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes);
 
 // Hook for `hamgan fid CHECKPOINT`: n class-balanced samples from a generator
-// checkpoint (a .pt file or a run directory), seeded. The default definition
-// (metrics/checkpoint_source_stub.cpp) throws ConfigError; gan/ replaces it.
-std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed);
+// checkpoint (a .pt file or a run directory), seeded; defined in gan/checkpoint_source.cpp.
+// standing_stats: batches over which G's BN statistics are recomputed first (0: the stored ones).
+std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
+                                                    int64_t standing_stats = 16);
 
 }  // namespace hamgan

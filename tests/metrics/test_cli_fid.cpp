@@ -90,6 +90,7 @@ TEST(FidCli, ClassifierFeaturesOnFashionMnist) {
   ClassifierConfig cc;
   cc.width = 8;
   cc.feature_dim = 32;
+  torch::manual_seed(0);  // the same untrained network on every run
   FeatureClassifier net(cc);
   save_classifier(dir + "/cls.pt", net);
   const std::string data = std::string(kDefaultFashionMnistDir);
@@ -104,11 +105,13 @@ TEST(FidCli, ClassifierFeaturesOnFashionMnist) {
   // Same images through the statistics file and through the data set: FID 0.
   r = run_cli("fid " + dir + "/test.npz " + data + common + " --split test", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_NEAR(parse_fid(r.out), 0.0, 1e-8 * s["sigma"].trace().item<double>()) << r.out;
+  // The covariance is singular (ReLU features that stay 0), where a matrix square root is only
+  // good to about sqrt(machine epsilon) relative: 1e-6 of the trace, the bound the scipy comparison holds to.
+  EXPECT_NEAR(parse_fid(r.out), 0.0, 1e-6 * s["sigma"].trace().item<double>()) << r.out;
   // Test split statistics vs train-split images: a real, positive distance.
   r = run_cli("fid " + dir + "/test.npz " + data + common + " --split train", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_GT(parse_fid(r.out), 1e-6 * s["sigma"].trace().item<double>()) << r.out;
+  EXPECT_GT(parse_fid(r.out), 1e-4 * s["sigma"].trace().item<double>()) << r.out;
   // IS and KID on request (both inputs images).
   r = run_cli("fid " + data + " " + data + common + " --is --is_splits 2 --kid --kid_subsets 5 --kid_subset_size 100", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
