@@ -31,8 +31,8 @@ static CommandRegistrar class_consistency_registrar("class-consistency", [](CLI:
       std::cout << b;
     }
     char b[64];
-    std::snprintf(b, sizeof(b), "\nclass-consistency: %.4f\n", r.overall);
-    std::cout << "n " << r.n << b;
+    std::snprintf(b, sizeof(b), "class-consistency: %.4f\n", r.overall);
+    std::cout << "\nsamples: " << r.n << " (class-balanced)\n" << b;
   });
 });
 
