@@ -13,8 +13,8 @@ void accumulate_standing_stats(Generator& g, int64_t batches, int64_t batch_size
   if (batches < 0) throw ConfigError("standing_stats must be >= 0 (0 keeps the stored moving averages)");
   g->eval();
   if (batches == 0) return;
-  if (batch_size <= 1) throw ConfigError("standing_stats needs batches of at least 2 images (got " +
-                                         std::to_string(batch_size) + ")");
+  // One image is a valid batch, as in training: BN's statistics are over (N, H, W).
+  if (batch_size < 1) throw ConfigError("standing_stats needs a positive batch size (got " + std::to_string(batch_size) + ")");
   std::vector<ConditionalBatchNormImpl*> norms;
   for (const auto& m : g->modules(/*include_self=*/false))
     if (auto* bn = m->as<ConditionalBatchNormImpl>()) norms.push_back(bn);

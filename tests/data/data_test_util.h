@@ -12,16 +12,11 @@
 #include <fstream>
 #include <string>
 
+#include "tests/common/test_util.h"
+
 namespace hamgan::test {
 
-inline std::string fresh_dir(const std::string& name) {
-  namespace fs = std::filesystem;
-  const char* base = std::getenv("HAMGAN_TEST_TMP");
-  fs::path dir = fs::path(base ? base : "/tmp") / ("data_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+inline std::string fresh_dir(const std::string& name) { return scratch_dir("data", name); }
 
 inline void write_raw(const std::string& path, const torch::Tensor& t) {
   auto c = t.contiguous();

@@ -11,19 +11,14 @@
 
 #include "data/image_io.h"
 #include "experiments/compare.h"
+#include "tests/common/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace hamgan;
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const char* base = std::getenv("HAMGAN_TEST_TMP");
-  fs::path dir = fs::path(base ? base : fs::temp_directory_path().string()) / ("compare_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string temp_dir(const std::string& name) { return test::scratch_dir("compare", name); }
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

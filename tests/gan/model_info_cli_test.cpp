@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "gan/model_config.h"
+#include "tests/common/test_util.h"
 
 namespace {
 
@@ -17,21 +18,12 @@ struct Run {
 };
 
 Run run(const std::string& args) {
-  const std::string cmd = std::string(std::getenv("HAMGAN_BIN")) + " " + args + " 2>&1";
   Run r{0, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  r.status = WEXITSTATUS(pclose(p));
+  r.status = hamgan::test::run_command(std::string(hamgan::test::hamgan_bin()) + " " + args, &r.output);
   return r;
 }
 
-std::filesystem::path temp_dir() {
-  const char* t = std::getenv("HAMGAN_TEST_TMP");
-  auto dir = std::filesystem::path(t ? t : "/tmp") / "gan_model_info";
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path temp_dir() { return hamgan::test::scratch_dir("gan", "model_info"); }
 
 #define REQUIRE_BIN() \
   if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN not set"

@@ -122,7 +122,7 @@ TEST(StandingStatsSnapshot, RestoresEveryBufferAndZeroBatchesChangesNothing) {
   accumulate_standing_stats(g, 0, 8, 1);
   for (const auto& kv : g->named_buffers(true)) EXPECT_TRUE(torch::equal(kv.value(), before.at(kv.key()))) << kv.key();
   EXPECT_THROW(accumulate_standing_stats(g, -1, 8, 1), ConfigError);
-  EXPECT_THROW(accumulate_standing_stats(g, 1, 1, 1), ConfigError);
+  EXPECT_THROW(accumulate_standing_stats(g, 1, 0, 1), ConfigError);
 }
 
 }  // namespace

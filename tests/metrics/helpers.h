@@ -12,15 +12,11 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/common/test_util.h"
+
 namespace hamgan::test {
 
-inline std::string temp_dir(const std::string& name) {
-  const char* base = std::getenv("HAMGAN_TEST_TMP");
-  std::filesystem::path dir = std::filesystem::path(base ? base : "/tmp/hamgan_test_tmp") / ("metrics_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+inline std::string temp_dir(const std::string& name) { return scratch_dir("metrics", name); }
 
 // Runs python3 tests/python/<script> <args>; returns its exit status.
 inline int run_python(const std::string& script, const std::string& args) {

@@ -78,7 +78,9 @@ TEST(HamNMF, ObjectiveNonIncreasingAndFactorsNonNegative) {
       ASSERT_GE(h.codes.min().item<double>(), 0.0);
       ASSERT_GE(h.bases.min().item<double>(), 0.0);
     }
-    if (b == 0) EXPECT_LT(prev, 0.9 * nmf_objective(x, f, 0));  // and it actually decreased
+    if (b == 0) {
+      EXPECT_LT(prev, 0.9 * nmf_objective(x, f, 0));  // and it actually decreased
+    }
   }
 }
 

@@ -1,45 +1,15 @@
 #pragma once
-// Helpers shared by the train tests: temporary directories, running the CLI and Python.
+// Helpers shared by the train tests: scratch directories and tiny training configs.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
-#include <unistd.h>
-
 #include "gan/train_config.h"
+#include "tests/common/test_util.h"
 
 namespace hamgan::test {
 
-inline std::string temp_dir(const std::string& name) {
-  const char* base = std::getenv("HAMGAN_TEST_TMP");
-  // ctest runs each test in its own process, several at once: the pid keeps their directories apart.
-  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp/hamgan_test_train") /
-                            ("train_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(p);
-  std::filesystem::create_directories(p);
-  return p.string();
-}
-
-// Runs a shell command, returning its exit status and capturing stdout+stderr into `output`.
-inline int run_command(const std::string& cmd, std::string* output = nullptr) {
-  std::string out;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-  const int status = pclose(pipe);
-  if (output) *output = out;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-inline const char* hamgan_bin() { return std::getenv("HAMGAN_BIN"); }
-
-inline std::string python_script(const std::string& name) {
-  return std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + name;
-}
+inline std::string temp_dir(const std::string& name) { return scratch_dir("train", name); }
 
 // A model small enough to train a few steps in about a second on CPU, with the
 // Hamburger in both networks so the NMF's random initialisation is exercised.

@@ -1,0 +1,49 @@
+#pragma once
+// Helpers every test area uses: scratch directories, running commands, the CLI
+// binary and the Python reference scripts.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace hamgan::test {
+
+// A fresh, empty directory $HAMGAN_TEST_TMP/<area>_<name>_<pid>. ctest runs
+// every test as its own process, two at a time in CI: the pid keeps their
+// directories apart even when two tests pick the same name.
+inline std::string scratch_dir(const std::string& area, const std::string& name) {
+  const char* base = std::getenv("HAMGAN_TEST_TMP");
+  const std::filesystem::path dir = std::filesystem::path(base ? base : std::filesystem::temp_directory_path()) /
+                                    (area + "_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// Runs a shell command with stderr merged into stdout; returns its exit status
+// (-1 if it did not exit normally) and the output in `output` when given.
+inline int run_command(const std::string& cmd, std::string* output = nullptr) {
+  std::string out;
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  if (!pipe) return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+  const int status = pclose(pipe);
+  if (output) *output = out;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The `hamgan` binary ctest passes in; null when a test binary runs on its own.
+inline const char* hamgan_bin() { return std::getenv("HAMGAN_BIN"); }
+
+inline std::string python_script(const std::string& name) {
+  return std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + name;
+}
+
+}  // namespace hamgan::test
