@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "gan/standing_stats.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -206,7 +207,8 @@ bool checkpoint_has_ema(const std::string& path) {
   return archive.try_read("G_ema", sub);
 }
 
-Generator load_generator(const std::string& path, bool use_ema, torch::Device device) {
+Generator load_generator(const std::string& path, bool use_ema, torch::Device device, int64_t standing_batches,
+                         uint64_t standing_seed) {
   const ModelConfig cfg = read_checkpoint_model_config(path);
   Generator g(cfg);
   g->to(device);
@@ -216,7 +218,7 @@ Generator load_generator(const std::string& path, bool use_ema, torch::Device de
   else
     refs.g = g;
   load_checkpoint(path, refs, /*restore_rng=*/false, device);
-  g->eval();
+  accumulate_standing_stats(g, standing_batches, kStandingBatchSize, standing_seed);  // leaves g in eval mode
   return g;
 }
 

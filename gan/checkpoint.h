@@ -50,9 +50,12 @@ ModelConfig read_checkpoint_model_config(const std::string& path);
 // Whether the checkpoint carries an EMA generator.
 bool checkpoint_has_ema(const std::string& path);
 
-// A generator restored from a checkpoint in eval mode: the EMA weights, or the
-// raw ones when `use_ema` is false or the run had no EMA.
-Generator load_generator(const std::string& path, bool use_ema, torch::Device device);
+// A generator restored from a checkpoint, ready to sample in eval mode: the EMA
+// weights, or the raw ones when `use_ema` is false or the run had no EMA, with
+// its BN statistics recomputed over `standing_batches` batches seeded by
+// `standing_seed` (gan/standing_stats.h; 0 keeps the stored moving averages).
+Generator load_generator(const std::string& path, bool use_ema, torch::Device device, int64_t standing_batches,
+                         uint64_t standing_seed);
 
 // --- the checkpoint directory of a run
 std::string checkpoint_file_name(int64_t step);  // "step_0000500.pt"

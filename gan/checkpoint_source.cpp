@@ -6,7 +6,6 @@
 
 #include "gan/checkpoint.h"
 #include "gan/sampler.h"
-#include "gan/standing_stats.h"
 #include "gan/train_config.h"
 #include "metrics/image_source.h"
 
@@ -15,9 +14,9 @@ namespace hamgan {
 std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
                                                     int64_t standing_stats) {
   const std::string file = resolve_checkpoint_path(path);
-  auto g = std::make_shared<Generator>(load_generator(file, /*use_ema=*/true, training_device("auto")));
+  auto g = std::make_shared<Generator>(
+      load_generator(file, /*use_ema=*/true, training_device("auto"), standing_stats, seed + 1));
   const ModelConfig mc = (*g)->config();
-  accumulate_standing_stats(*g, standing_stats, kStandingBatchSize, seed + 1);
   at::Generator gen = at::detail::createCPUGenerator(seed);
   const torch::Tensor z = sample_z(n, mc.z_dim, 0.0, gen);
   torch::manual_seed(seed);  // blocks that draw random numbers in eval (NMF init) follow the seed

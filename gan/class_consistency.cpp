@@ -54,9 +54,9 @@ ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, 
 ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   if (cfg.n <= 0) throw ConfigError("class-consistency: n must be positive");
   const torch::Device device = training_device(cfg.device);
-  Generator g = load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device);
+  Generator g =
+      load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device, cfg.standing_stats, cfg.seed + 1);
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
-  accumulate_standing_stats(g, cfg.standing_stats, kStandingBatchSize, cfg.seed + 1);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }
 

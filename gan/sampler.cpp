@@ -88,13 +88,13 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
   const torch::Device device = training_device(cfg.device);
   const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint);
-  Generator g = load_generator(ckpt, !cfg.raw, device);
-  const ModelConfig& mc = g->config();
+  // Checked before loading, which recomputes the BN statistics.
+  const ModelConfig mc = read_checkpoint_model_config(ckpt);
   if (cfg.class_label >= mc.num_classes)
     throw ConfigError("sample: class " + std::to_string(cfg.class_label) + " is out of range; the model has " +
                       std::to_string(mc.num_classes) + " classes (0.." + std::to_string(mc.num_classes - 1) + ")");
+  Generator g = load_generator(ckpt, !cfg.raw, device, cfg.standing_stats, cfg.seed);
 
-  accumulate_standing_stats(g, cfg.standing_stats, kStandingBatchSize, cfg.seed);
   torch::manual_seed(cfg.seed);  // blocks that draw random numbers in eval (NMF init) follow the seed too
   at::Generator gen = at::detail::createCPUGenerator(cfg.seed);
   const torch::Tensor z = sample_z(cfg.n, mc.z_dim, cfg.truncation, gen);
