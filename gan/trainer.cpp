@@ -183,10 +183,10 @@ TrainResult train(const TrainConfig& cfg) {
     char name[40];
     std::snprintf(name, sizeof(name), "step_%07lld.png", static_cast<long long>(step));
     const std::string path = (run / "samples" / name).string();
-    save_png_grid(images, path, per_class);
+    const torch::Tensor grid = make_grid(images, per_class);  // uint8 (C, H, W)
+    save_png(grid, path);
     if (tb) {
-      const torch::Tensor decoded = load_png(path);
-      tb->add_image("samples", read_file(path), decoded.size(1), decoded.size(2), decoded.size(0), step);
+      tb->add_image("samples", read_file(path), grid.size(1), grid.size(2), grid.size(0), step);
       tb->flush();
     }
   };
