@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace hamgan::test {
@@ -37,6 +39,12 @@ inline int run_command(const std::string& cmd, std::string* output = nullptr) {
   const int status = pclose(pipe);
   if (output) *output = out;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A file's bytes as they are; empty when it cannot be read.
+inline std::string file_contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // The `hamgan` binary ctest passes in; null when a test binary runs on its own.

@@ -20,13 +20,6 @@ namespace {
 
 std::string temp_dir(const std::string& name) { return test::scratch_dir("compare", name); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
   std::ifstream f(path);
@@ -88,7 +81,7 @@ TEST(CompareReport, WritesTableCsvAndPlot) {
   EXPECT_NE(md.find("| fmnist_ham | ham(nmf) | 100 | 50 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 10.000 | 12.000 ± 2.828 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| fmnist_none | none |"), std::string::npos) << md;
-  EXPECT_EQ(slurp(out + "/results.md"), md);
+  EXPECT_EQ(test::file_contents(out + "/results.md"), md);
   const torch::Tensor plot = load_png(out + "/fid_vs_steps.png");
   EXPECT_EQ(plot.size(0), 3);
   EXPECT_GT(plot.size(2), 100);
@@ -107,17 +100,17 @@ TEST(CompareEndToEnd, RunsSkipsAndResumes) {
   const std::string out = dir + "/results";
   const std::string base = std::string(bin) + " compare --configs " + dir + "/tiny_none.toml " + dir +
                            "/tiny_ham.toml --eval_every 0 --module_batch 2 --out " + out;
-  ASSERT_EQ(std::system((base + " > " + dir + "/first.txt 2>&1").c_str()), 0) << slurp(dir + "/first.txt");
+  ASSERT_EQ(std::system((base + " > " + dir + "/first.txt 2>&1").c_str()), 0) << test::file_contents(dir + "/first.txt");
   const auto csv = read_csv(out + "/results.csv");
-  ASSERT_EQ(csv.size(), 3u) << slurp(out + "/results.csv");
+  ASSERT_EQ(csv.size(), 3u) << test::file_contents(out + "/results.csv");
   EXPECT_EQ(csv[1][8], "2");  // steps of the config
   EXPECT_TRUE(fs::exists(out + "/samples_tiny_ham.png"));
   EXPECT_GT(std::stod(csv[2][7]), 10.0);  // peak RSS of a LibTorch process: well above 10 MB
 
   ASSERT_EQ(std::system((base + " > " + dir + "/second.txt 2>&1").c_str()), 0);
-  EXPECT_NE(slurp(dir + "/second.txt").find("finished, skipped"), std::string::npos) << slurp(dir + "/second.txt");
+  EXPECT_NE(test::file_contents(dir + "/second.txt").find("finished, skipped"), std::string::npos) << test::file_contents(dir + "/second.txt");
 
-  ASSERT_EQ(std::system((base + " --steps 3 > " + dir + "/third.txt 2>&1").c_str()), 0) << slurp(dir + "/third.txt");
-  EXPECT_NE(slurp(dir + "/third.txt").find("(resuming)"), std::string::npos);
+  ASSERT_EQ(std::system((base + " --steps 3 > " + dir + "/third.txt 2>&1").c_str()), 0) << test::file_contents(dir + "/third.txt");
+  EXPECT_NE(test::file_contents(dir + "/third.txt").find("(resuming)"), std::string::npos);
   EXPECT_EQ(read_csv(out + "/results.csv")[1][8], "3");
 }

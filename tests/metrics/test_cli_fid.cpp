@@ -25,13 +25,8 @@ struct Run {
 Run run_cli(const std::string& args, const std::string& dir, const std::string& env = "") {
   std::string cmd = env + " " + std::getenv("HAMGAN_BIN") + " " + args + " > " + dir + "/out.txt 2> " + dir + "/err.txt";
   int rc = std::system(cmd.c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  };
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(dir + "/out.txt"), slurp(dir + "/err.txt")};
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, test::file_contents(dir + "/out.txt"),
+          test::file_contents(dir + "/err.txt")};
 }
 
 // The number after "FID: ", and how many significant digits were printed.

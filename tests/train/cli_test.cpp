@@ -15,11 +15,6 @@ namespace hamgan {
 namespace {
 namespace fs = std::filesystem;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Writes a tiny experiment file and trains it for 2 steps into <dir>/run (once per test binary run).
 class TrainCli : public ::testing::Test {
  protected:
@@ -76,7 +71,7 @@ TEST_F(TrainCli, ResolvedConfigReparsesToTheSameValuesAndReproducesTheRun) {
   int status = 0;
   out = run("train --quiet --config " + a + " --run-dir " + dir_ + "/again", &status);
   ASSERT_EQ(status, 0) << out;
-  std::string ta = slurp(a), tb = slurp(dir_ + "/again/config.toml");
+  std::string ta = test::file_contents(a), tb = test::file_contents(dir_ + "/again/config.toml");
   auto drop_run_dir = [](std::string t) {
     std::istringstream in(t);
     std::string line, kept;
@@ -85,7 +80,7 @@ TEST_F(TrainCli, ResolvedConfigReparsesToTheSameValuesAndReproducesTheRun) {
     return kept;
   };
   EXPECT_EQ(drop_run_dir(ta), drop_run_dir(tb));
-  EXPECT_EQ(slurp(dir_ + "/run/samples/step_0000002.png"), slurp(dir_ + "/again/samples/step_0000002.png"));
+  EXPECT_EQ(test::file_contents(dir_ + "/run/samples/step_0000002.png"), test::file_contents(dir_ + "/again/samples/step_0000002.png"));
 }
 
 TEST_F(TrainCli, UnknownConfigKeyIsAnErrorNamingTheKey) {
@@ -115,7 +110,7 @@ TEST_F(TrainCli, SampleWritesNpzHdf5PngsAndGridsThatAgree) {
   const std::string ck = dir_ + "/run", s = dir_ + "/samples";
   int status = 0;
   std::string out;
-  for (const std::string target : {s + "/x.npz", s + "/x.hdf5", s + "/pngs", s + "/grid.png"}) {
+  for (const auto& target : {s + "/x.npz", s + "/x.hdf5", s + "/pngs", s + "/grid.png"}) {
     out = run("sample --quiet --checkpoint " + ck + " --n 12 --seed 5 --grid --out " + target, &status);
     ASSERT_EQ(status, 0) << out;
   }

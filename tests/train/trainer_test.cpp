@@ -17,11 +17,6 @@ namespace hamgan {
 namespace {
 namespace fs = std::filesystem;
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Every parameter and buffer of the networks in two checkpoints, compared bit for bit.
 void expect_same_networks(const std::string& a, const std::string& b, const ModelConfig& mc) {
   for (const char* which : {"G", "D", "G_ema"}) {
@@ -67,7 +62,7 @@ TEST(Trainer, ResumeIsBitExactOnCpu) {
     EXPECT_EQ(la[i].at("d_loss"), lb[i].at("d_loss")) << "step " << i + 1;
     EXPECT_EQ(la[i].at("g_loss"), lb[i].at("g_loss")) << "step " << i + 1;
   }
-  EXPECT_EQ(file_bytes(straight + "/samples/step_0000004.png"), file_bytes(split + "/samples/step_0000004.png"));
+  EXPECT_EQ(test::file_contents(straight + "/samples/step_0000004.png"), test::file_contents(split + "/samples/step_0000004.png"));
   // Only the newest keep_checkpoints (2) files stay, and `latest` names the newest.
   EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000002.pt"));
   EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000004.pt"));
@@ -92,7 +87,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   std::string before;
   c.after_step = [&](int64_t step, torch::nn::Module& g, torch::nn::Module&) {
     if (step != 3) return;
-    before = file_bytes(good);
+    before = test::file_contents(good);
     poison(g);  // step 4's losses become NaN
   };
   try {
@@ -105,7 +100,7 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   }
   EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), good);
   EXPECT_FALSE(before.empty());
-  EXPECT_TRUE(file_bytes(good) == before);
+  EXPECT_TRUE(test::file_contents(good) == before);
   EXPECT_FALSE(fs::exists(dir + "/checkpoints/step_0000004.pt"));
 }
 
@@ -156,7 +151,7 @@ TEST(Checkpoint, AFailedWriteLeavesThePreviousFileIntact) {
   s.step = 7;
   s.config_text = "first";
   save_checkpoint(path, c.model, {g, d}, s);
-  const std::string before = file_bytes(path);
+  const std::string before = test::file_contents(path);
   // Make the write fail: a directory sits where the temporary file would go.
   fs::create_directories(temporary_path_for(path));
   s.step = 8;
@@ -165,7 +160,7 @@ TEST(Checkpoint, AFailedWriteLeavesThePreviousFileIntact) {
     for (auto& p : g->parameters()) p.add_(1);
   }
   EXPECT_ANY_THROW(save_checkpoint(path, c.model, {g, d}, s));
-  EXPECT_EQ(file_bytes(path), before);
+  EXPECT_EQ(test::file_contents(path), before);
   const TrainingState r = load_checkpoint(path, {}, false);
   EXPECT_EQ(r.step, 7);
   EXPECT_EQ(r.config_text, "first");

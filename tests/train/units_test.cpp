@@ -94,8 +94,7 @@ TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
   const std::string dir = test::temp_dir("tb");
   std::string png_path = dir + "/img.png";
   save_png(torch::arange(2 * 3 * 5, torch::kUInt8).reshape({3, 2, 5}), png_path);
-  std::ifstream in(png_path, std::ios::binary);
-  const std::string png((std::istreambuf_iterator<char>(in)), {});
+  const std::string png = test::file_contents(png_path);
   std::string event_file;
   {
     TensorBoardWriter w(dir + "/run");
@@ -130,11 +129,7 @@ TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
     }
   }
   // A flipped payload byte must be caught by the reader's CRC check.
-  std::string bytes;
-  {
-    std::ifstream f(event_file, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(f), {});
-  }
+  std::string bytes = test::file_contents(event_file);
   bytes[bytes.size() - 10] ^= 0x20;
   {
     std::ofstream f(event_file, std::ios::binary | std::ios::trunc);
