@@ -17,7 +17,7 @@ static CommandRegistrar bench_attention_registrar("bench.attention", [](CLI::App
       ->check(CLI::PositiveNumber);
   sub->add_option("--size", cfg->size, "Feature-map side H = W (even)")->capture_default_str()->check(CLI::Range(2, 256));
   sub->add_option("--iters", cfg->iters, "Timed calls per variant")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--device", cfg->device, "cpu or cuda")->capture_default_str()->check(CLI::IsMember({"cpu", "cuda"}));
+  sub->add_option("--device", cfg->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("--threads", cfg->threads, "CPU threads for LibTorch (0 = its default)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -27,7 +27,7 @@ static CommandRegistrar bench_modules_registrar("bench.modules", [](CLI::App& ro
       ->expected(4)
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sub->add_option("--device", c.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  sub->add_option("--device", c.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
   sub->add_option("--blocks", c.blocks, "Blocks to measure; ham:nmf|ham:vq|ham:cd selects the ham type")
       ->delimiter(',')
       ->capture_default_str();
@@ -42,7 +42,7 @@ static CommandRegistrar bench_modules_registrar("bench.modules", [](CLI::App& ro
       ->check(CLI::IsMember({"wall", "cpu"}))
       ->capture_default_str();
   sub->add_option("--out", c.out, "Write the results as JSON to this file")->capture_default_str();
-  sub->add_option("--steps", args->steps, "Ham K, training and evaluation")->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--steps", args->steps, "Ham K, training and evaluation")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--rank", c.ham.rank, "Ham rank r (0: C / 8)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--gradient", args->gradient, "Ham gradient: one-step or bptt")
       ->check(CLI::IsMember({"one-step", "bptt"}))

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "gan/class_consistency.h"
+#include "gan/sample/class_consistency.h"
 
 namespace hamgan::cli {
 
@@ -21,7 +21,7 @@ static CommandRegistrar class_consistency_registrar("class-consistency", [](CLI:
   sub->add_option("--seed", c.seed, "Seed of z")->capture_default_str();
   sub->add_flag("--raw", c.raw, "Use the raw G weights instead of the EMA");
   sub->add_option("--standing_stats", c.standing_stats, "Batches of 64 to recompute G's BN statistics over (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
-  sub->add_option("--device", c.device, "auto | cpu | cuda")->capture_default_str();
+  sub->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
   sub->callback([cfg] {
     const ClassConsistency r = run_class_consistency(*cfg);
     std::cout << "per class:";

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/fid_options.h"
+#include "gan/sample/checkpoint_source.h"
 
 namespace hamgan::cli {
 static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
@@ -26,7 +27,7 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   sub->add_option("--eps", c->frechet.eps, "The eps of --eps_offset")->check(CLI::PositiveNumber)->capture_default_str();
   sub->callback([c, finish_features] {
     finish_features();
-    run_fid(*c, std::cout);
+    run_fid(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });
 }  // namespace hamgan::cli

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/fid_options.h"
+#include "gan/sample/checkpoint_source.h"
 
 namespace hamgan::cli {
 static CommandRegistrar fid_stats_registrar("fid-stats", [](CLI::App& root) {
@@ -19,7 +20,7 @@ static CommandRegistrar fid_stats_registrar("fid-stats", [](CLI::App& root) {
   sub->callback([c, stored, finish_features] {
     finish_features();
     c->compressed = !*stored;
-    run_fid_stats(*c, std::cout);
+    run_fid_stats(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });
 }  // namespace hamgan::cli

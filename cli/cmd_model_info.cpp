@@ -5,7 +5,7 @@
 #include "cli/command.h"
 #include "cli/model_options.h"
 #include "core/errors.h"
-#include "gan/model_info.h"
+#include "gan/model/model_info.h"
 
 namespace hamgan::cli {
 

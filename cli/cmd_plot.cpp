@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "gan/plot.h"
+#include "gan/report/plot.h"
 
 namespace hamgan::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "gan/sampler.h"
+#include "gan/sample/sampler.h"
 
 namespace hamgan::cli {
 

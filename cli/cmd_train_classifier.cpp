@@ -23,7 +23,7 @@ static CommandRegistrar train_classifier_registrar("train-classifier", [](CLI::A
   sub->add_option("--batch_size", c.batch_size, "Images per update")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--lr", c.lr, "Adam learning rate (cosine decay)")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--seed", c.seed, "Seed")->capture_default_str();
-  sub->add_option("--device", c.device, "auto | cpu | cuda")->capture_default_str();
+  sub->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
   sub->add_option("--max_train", c.max_train, "Only the first N training images (0: all)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--max_test", c.max_test, "Only the first N test images (0: all)")->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_option("--min_accuracy", c.min_accuracy, "Refuse to write a classifier below this test accuracy")->check(CLI::Range(0.0, 1.0))->capture_default_str();

@@ -16,15 +16,17 @@ struct CommandRegistrar {
 };
 
 // Every subcommand accepts --config FILE (TOML); command-line values override
-// the file and unknown keys in the file are errors naming the key. Keys are the
-// long option names without dashes. CLI11 2.1 ignores config files of
-// subcommands, so main() expands the file into arguments before parsing
-// (expand_config_file): options required on the command line may come from it.
+// the file. Keys are the long option names without dashes; keys of the model,
+// block-option and train tables that a command does not take are skipped (one
+// experiment file serves every command), other unknown keys are errors naming
+// the key. CLI11 2.1 ignores config files of subcommands, so main() expands the
+// file into arguments before parsing (expand_config_file): options required on
+// the command line may come from it.
 void add_config_file_option(CLI::App* sub);
 
 // Expands the chosen subcommand's --config FILE into options in `args`
 // (argv without the program name), before parsing; see cli/config_file.cpp.
-// Throws ConfigError for a missing file or an unknown key.
+// Throws ConfigError for a missing file or a key no command or config table knows.
 void expand_config_file(CLI::App& root, std::vector<std::string>& args);
 
 }  // namespace hamgan::cli

@@ -1,14 +1,18 @@
 // --config FILE for subcommands. CLI11 (2.1) reads config files for the root
 // app only, so the chosen subcommand's --config is expanded here, before
 // parsing: each `key = value` of the TOML file becomes `--key value` unless
-// the command line already sets that option (command line wins). Unknown keys
-// are errors naming the key and the file.
+// the command line already sets that option (command line wins). A key of a
+// known config table (model, block options, train) that the command does not
+// take is skipped, so one experiment file serves train, model-info, ...; any
+// other key is an error naming the key and the file.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/command.h"
 #include "core/errors.h"
+#include "gan/model/model_config.h"
+#include "gan/train/train_config.h"
 
 namespace hamgan::cli {
 namespace {
@@ -59,10 +63,23 @@ void check_syntax(const std::string& path) {
   }
 }
 
+// Whether `key` (either spelling) is a key of the model (with block options) or train table.
+bool is_config_table_key(const std::string& key) {
+  std::string swapped = key;
+  for (char& ch : swapped) ch = ch == '_' ? '-' : ch == '-' ? '_' : ch;
+  for (const auto& f : model_config_fields())
+    if (f.spec.key == key || f.spec.key == swapped) return true;
+  for (const auto& f : train_config_fields())
+    if (f.spec.key == key || f.spec.key == swapped) return true;
+  return false;
+}
+
 }  // namespace
 
 void add_config_file_option(CLI::App* sub) {
-  sub->add_option("--config", "TOML file of option values (command line overrides it; unknown keys are errors)")
+  sub->add_option("--config",
+                  "TOML file of option values (command line overrides it; model and train keys the command does "
+                  "not take are skipped, other unknown keys are errors)")
       ->check(CLI::ExistingFile);
 }
 
@@ -108,6 +125,7 @@ void expand_config_file(CLI::App& root, std::vector<std::string>& args) {
         opt = app->get_option_no_throw("--" + key);
       }
     }
+    if (!opt && item.parents.empty() && is_config_table_key(item.name)) continue;  // known, not for this command
     if (!opt || key == "config" || key == "help")
       throw ConfigError(path + ": unknown key '" + item.fullname() + "' for '" + command +
                         "' (see '" + command + " --help' for the option names)");

@@ -20,7 +20,7 @@ inline std::function<void()> add_feature_options(CLI::App* sub, FeatureOptions& 
   sub->add_option("--resize", *resize, "Inception preprocessing (legacy_tensorflow = TF1/StyleGAN2-ADA protocol)")
       ->check(CLI::IsMember(resize_mode_names()))
       ->capture_default_str();
-  sub->add_option("--device", f.device, "auto, cpu or cuda")->capture_default_str();
+  sub->add_option("--device", f.device, "auto, cpu, cuda or cuda:N (features and generator checkpoints)")->capture_default_str();
   return [&f, resize] { f.resize = parse_resize_mode(*resize); };
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "core/build_info.h"
 #include "core/errors.h"
 
 namespace hamgan::cli {
@@ -22,6 +23,7 @@ CommandRegistrar::CommandRegistrar(const std::string& name, CommandSetup setup) 
 }  // namespace hamgan::cli
 
 int main(int argc, char** argv) {
+  hamgan::set_command_line(argc, argv);
   CLI::App app{"HamGAN: class-conditional GANs with Hamburger, attention and YLG context blocks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "hamgan 0.1.0");

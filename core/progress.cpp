@@ -11,6 +11,7 @@ namespace hamgan {
 static std::atomic<bool> g_enabled{true};
 
 void ProgressBar::set_enabled(bool on) { g_enabled = on; }
+bool ProgressBar::enabled() { return g_enabled; }
 
 std::string format_duration(double s) {
   if (!(s >= 0) || s > 1e8) return "?";

@@ -16,6 +16,7 @@ class ProgressBar {
   void set_postfix(std::string s);  // e.g. latest losses
   void finish();                    // final redraw and newline (idempotent)
   static void set_enabled(bool on);  // tests and --quiet turn drawing off
+  static bool enabled();
 
  private:
   void draw(bool force);
@@ -26,5 +27,17 @@ class ProgressBar {
 };
 
 std::string format_duration(double seconds);  // "1h02m03s", "4m05s", "6s"
+
+// Sets whether bars draw for the scope's lifetime and puts the previous setting back.
+class ProgressEnabledScope {
+ public:
+  explicit ProgressEnabledScope(bool on) : previous_(ProgressBar::enabled()) { ProgressBar::set_enabled(on); }
+  ~ProgressEnabledScope() { ProgressBar::set_enabled(previous_); }
+  ProgressEnabledScope(const ProgressEnabledScope&) = delete;
+  ProgressEnabledScope& operator=(const ProgressEnabledScope&) = delete;
+
+ private:
+  bool previous_;
+};
 
 }  // namespace hamgan

@@ -51,4 +51,7 @@ struct DatasetSpec {
 // Detects the format from the path and opens it; bad input throws DataError.
 std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec);
 
+// Wraps a dataset so every image has `channels` channels (0 or its own: unchanged; see convert_channels).
+std::shared_ptr<Dataset> with_channels(std::shared_ptr<Dataset> inner, int64_t channels);
+
 }  // namespace hamgan

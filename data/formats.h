@@ -20,7 +20,4 @@ std::shared_ptr<Dataset> open_image_folder_dataset(const DatasetSpec& spec);
 std::shared_ptr<Dataset> open_hdf5_dataset(const DatasetSpec& spec);
 bool looks_like_hdf5(const std::string& path);
 
-// Wraps a dataset so every image has `channels` channels (see convert_channels).
-std::shared_ptr<Dataset> with_channels(std::shared_ptr<Dataset> inner, int64_t channels);
-
 }  // namespace hamgan

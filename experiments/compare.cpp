@@ -21,11 +21,11 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "data/image_io.h"
-#include "gan/checkpoint.h"
-#include "gan/model_info.h"
-#include "gan/plot.h"
-#include "gan/run_log.h"
-#include "gan/sampler.h"
+#include "gan/checkpoint/checkpoint.h"
+#include "gan/model/model_info.h"
+#include "gan/report/plot.h"
+#include "gan/report/run_log.h"
+#include "gan/sample/sampler.h"
 #include "modules/bench_modules.h"
 
 extern char** environ;
@@ -100,9 +100,8 @@ double module_time_ms(const ModelConfig& model, const PartInfo& context, int64_t
   if (model.g_block.name == "none" || context.shape.size() != 3) return 0.0;
   ModuleBenchConfig b;
   b.shape = {batch, context.shape[0], context.shape[1], context.shape[2]};
-  b.blocks = {model.g_block.name == "ham" ? "ham:" + to_string(model.g_block.ham_type) : model.g_block.name};
-  b.ham = model.g_block;
-  b.ham.num_classes = 0;
+  b.blocks = {model.g_block.name};
+  if (model.g_block.name == "ham") b.ham = parse_ham_options(model.g_context());
   b.warmup = 1;
   b.repeats = 5;
   std::ostringstream quiet;
@@ -259,7 +258,7 @@ std::string run_compare(const CompareConfig& c) {
           throw Error("compare: training " + name + " seed " + std::to_string(seed) + " failed (exit " +
                       std::to_string(child.exit_code) + "); see " + dir + "/train.log, fix, then rerun to resume");
         const std::string ckpt = latest_checkpoint((fs::path(dir) / "checkpoints").string());
-        const int64_t steps = load_checkpoint(ckpt, CheckpointRefs{}, /*restore_rng=*/false).step;
+        const int64_t steps = load_checkpoint(ckpt, CheckpointRefs{}, /*restore_rng=*/false);
         std::ostringstream m;
         m << "{\"steps\": " << steps << ", \"peak_rss_mb\": " << json_number(child.peak_rss_mb)
           << ", \"wall_s\": " << json_number(child.wall_s) << "}\n";

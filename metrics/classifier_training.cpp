@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "data/loader.h"
-#include "gan/train_config.h"
 
 namespace hamgan {
 namespace {
@@ -55,7 +55,7 @@ double classifier_accuracy(FeatureClassifier& net, const Dataset& data, int64_t 
 ClassifierTrainResult train_classifier(const ClassifierTrainConfig& cfg) {
   if (cfg.epochs <= 0 || cfg.batch_size <= 0 || !(cfg.lr > 0))
     throw ConfigError("train-classifier: epochs, batch_size and lr must be positive");
-  const torch::Device device = training_device(cfg.device);
+  const torch::Device device = resolve_device(cfg.device);
   torch::manual_seed(cfg.seed);
   DatasetSpec spec;
   spec.path = cfg.dataset;
@@ -119,7 +119,7 @@ FeatureClassifier ensure_classifier(const std::string& path, torch::Device devic
     std::cerr << "classifier: " << path << " is missing; training it now (as 'hamgan train-classifier')\n";
     ClassifierTrainConfig cfg;
     cfg.out = path;
-    cfg.device = device.is_cuda() ? "cuda" : "cpu";
+    cfg.device = device_name(device);  // keeps the index: cuda:1 trains on cuda:1
     const auto r = train_classifier(cfg);
     std::cerr << "classifier: test accuracy " << r.test_accuracy << " -> " << r.path << "\n";
   }

@@ -1,6 +1,8 @@
 // Feature extractor implementations (see features.h).
 #include "metrics/features.h"
 
+#include "core/device.h"
+
 #include <torch/script.h>
 
 #include <cstdlib>
@@ -129,16 +131,6 @@ class ClassifierFeatures : public FeatureExtractor {
 
 }  // namespace
 
-torch::Device resolve_device(const std::string& name) {
-  if (name == "auto") return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-  if (name == "cuda" && !torch::cuda::is_available())
-    throw ConfigError("--device cuda: no CUDA device available (use --device cpu)");
-  try {
-    return torch::Device(name);
-  } catch (const c10::Error&) {
-    throw ConfigError("--device: unknown device '" + name + "' (use auto, cpu or cuda)");
-  }
-}
 
 std::unique_ptr<FeatureExtractor> make_classifier_features(const FeatureClassifier& net, torch::Device device,
                                                            std::string description) {

@@ -46,6 +46,5 @@ std::unique_ptr<FeatureExtractor> make_classifier_features(const FeatureClassifi
 
 // Where the Inception weights come from: explicit path, else $HAMGAN_INCEPTION, else "".
 std::string resolve_inception_path(const FeatureOptions& options);
-torch::Device resolve_device(const std::string& name);
 
 }  // namespace hamgan

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
 
@@ -39,18 +40,20 @@ InputKind classify_input(const std::string& path) {
   return InputKind::dataset;
 }
 
-std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options) {
+std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options,
+                                               const CheckpointOpener& open_checkpoint) {
   if (options.n < 0) throw ConfigError("--n must be ≥ 0");
   if (classify_input(path) == InputKind::checkpoint) {
     if (options.n == 0) throw ConfigError("--n 0 (whole data set) is meaningless for a generator checkpoint " + path);
-    return open_checkpoint_source(path, options.n, options.seed, options.standing_stats);
+    if (!open_checkpoint) throw ConfigError(path + " is a generator checkpoint, which this command cannot sample; use a data set or .npz");
+    return open_checkpoint(path, options);
   }
   DatasetSpec spec = options.data;
   spec.path = path;
   return make_dataset_source(open_dataset(spec), options.n, options.seed);
 }
 
-FidReport run_fid(const FidConfig& c, std::ostream& out) {
+FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener& open_checkpoint) {
   const bool a_stats = classify_input(c.a) == InputKind::stats, b_stats = classify_input(c.b) == InputKind::stats;
   if (c.kid && (a_stats || b_stats))
     throw ConfigError("--kid needs image features on both sides; .npz statistics hold only mu and sigma");
@@ -71,7 +74,7 @@ FidReport run_fid(const FidConfig& c, std::ostream& out) {
         throw DataError(path + ": statistics are " + std::to_string(side[i].stats.mu.size(0)) + "-d but " +
                         extractor->describe() + " gives " + std::to_string(extractor->dim()) + "-d features");
     } else {
-      auto source = open_image_source(path, c.sampling);
+      auto source = open_image_source(path, c.sampling, open_checkpoint);
       side[i] = extract_features(*source, *extractor, c.sampling.batch, c.kid, c.inception_score,
                                  std::string(i == 0 ? "A" : "B") + " features");
     }
@@ -105,12 +108,12 @@ FidReport run_fid(const FidConfig& c, std::ostream& out) {
   return report;
 }
 
-FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out) {
+FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const CheckpointOpener& open_checkpoint) {
   if (c.out.empty() || !has_suffix(c.out, ".npz")) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
   if (classify_input(c.source) == InputKind::stats) throw ConfigError(c.source + " is already a statistics file");
   auto extractor = make_feature_extractor(c.features);
   out << "features: " << extractor->describe() << "\n";
-  auto source = open_image_source(c.source, c.sampling);
+  auto source = open_image_source(c.source, c.sampling, open_checkpoint);
   auto side = extract_features(*source, *extractor, c.sampling.batch, false, false, "features");
   warn_few_samples(side.stats.n, c.source);
   save_stats(c.out, side.stats, c.compressed);

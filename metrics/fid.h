@@ -3,7 +3,9 @@
 // generator checkpoints, as pytorch-fid takes two paths (ecosystem.md §1.3).
 #include <torch/torch.h>
 
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -26,7 +28,7 @@ struct SampleOptions {
   int64_t n = 50000;      // images per data set / generator (0: a whole data set)
   int64_t batch = 64;     // images per feature-extractor call
   uint64_t seed = 0;      // generator noise and data subset draw
-  int64_t standing_stats = 16;  // generators: batches for G's BN statistics (gan/standing_stats.h); 0 = stored
+  int64_t standing_stats = 16;  // generators: batches for G's BN statistics (gan/sample/standing_stats.h); 0 = stored
   DatasetSpec data;       // how data-set inputs are opened (split, size, channels)
 };
 
@@ -42,8 +44,15 @@ struct SideFeatures {
 SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch,
                               bool keep_features = false, bool keep_logits = false, const std::string& label = "features");
 
-// Opens a data-set or checkpoint input as an image source.
-std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options);
+// Opens a generator-checkpoint input (n, seed and standing_stats from `options`).
+// Generators live above metrics, so the caller supplies it (gan/sample/checkpoint_source.h);
+// an empty one refuses checkpoint inputs.
+using CheckpointOpener =
+    std::function<std::unique_ptr<ImageSource>(const std::string& path, const SampleOptions& options)>;
+
+// Opens a data-set input, or a checkpoint input through `open_checkpoint`.
+std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options,
+                                               const CheckpointOpener& open_checkpoint);
 
 struct FidConfig {
   std::string a, b;            // two inputs (stats .npz, data set, generator checkpoint)
@@ -64,7 +73,7 @@ struct FidReport {
 };
 
 // Computes and prints the report ("FID: <value>" with 10 significant digits).
-FidReport run_fid(const FidConfig& config, std::ostream& out);
+FidReport run_fid(const FidConfig& config, std::ostream& out, const CheckpointOpener& open_checkpoint);
 
 struct FidStatsConfig {
   std::string source;          // data set or generator checkpoint
@@ -73,7 +82,7 @@ struct FidStatsConfig {
   SampleOptions sampling;
   bool compressed = true;      // np.savez_compressed-style deflate
 };
-FeatureStats run_fid_stats(const FidStatsConfig& config, std::ostream& out);
+FeatureStats run_fid_stats(const FidStatsConfig& config, std::ostream& out, const CheckpointOpener& open_checkpoint);
 
 struct FidBenchConfig {
   FeatureOptions features;     // inception weights (random if none) and device

@@ -4,7 +4,6 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 
-
 #include "core/errors.h"
 
 namespace hamgan {
@@ -82,10 +81,6 @@ std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size,
 
 torch::Tensor quantize_images(const torch::Tensor& images) {
   return (images.to(torch::kFloat32) * 127.5f + 128.0f).clamp(0.0f, 255.0f).to(torch::kUInt8);
-}
-
-torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes) {
-  return torch::arange(offset, offset + count, torch::kInt64).remainder(num_classes);
 }
 
 }  // namespace hamgan

@@ -1,6 +1,6 @@
 #pragma once
 // Where FID images come from: a data set, or anything that makes uint8 images
-// on demand (a generator checkpoint plugs in through open_checkpoint_source).
+// on demand (generators plug in from above, e.g. gan/sample/checkpoint_source.h).
 #include <torch/torch.h>
 
 #include <functional>
@@ -32,15 +32,5 @@ std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size,
 // Generator output in [-1, 1] → uint8, as StyleGAN2-ADA does (ecosystem.md §1.6,
 // §6.1): x·127.5 + 128, clamp to [0, 255], truncate (i.e. round half up).
 torch::Tensor quantize_images(const torch::Tensor& images);
-
-// Balanced labels for n generated images over num_classes: offset i gets class
-// i mod num_classes, so any prefix is as balanced as it can be.
-torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes);
-
-// Hook for `hamgan fid CHECKPOINT`: n class-balanced samples from a generator
-// checkpoint (a .pt file or a run directory), seeded; defined in gan/checkpoint_source.cpp.
-// standing_stats: batches over which G's BN statistics are recomputed first (0: the stored ones).
-std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
-                                                    int64_t standing_stats = 16);
 
 }  // namespace hamgan

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/device.h"
 #include "core/errors.h"
 #include "modules/attention.h"
 #include "modules/ylg_masks.h"
@@ -56,13 +57,9 @@ int64_t score_entries(const std::string& variant, int64_t batch, int64_t size) {
 }  // namespace
 
 void run_attention_bench(const AttentionBenchConfig& cfg, std::ostream& out) {
-  if (cfg.device != "cpu" && cfg.device != "cuda")
-    throw ConfigError("bench attention: --device must be cpu or cuda, got '" + cfg.device + "'");
-  if (cfg.device == "cuda" && !torch::cuda::is_available())
-    throw ConfigError("bench attention: --device cuda but no CUDA device is available; use --device cpu");
+  const torch::Device dev = resolve_device(cfg.device);
   if (cfg.channels % 64 || cfg.size % 2)
     throw ConfigError("bench attention: --channels must be a multiple of 64 and --size even");
-  const torch::Device dev(cfg.device == "cuda" ? torch::kCUDA : torch::kCPU);
   if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
   torch::manual_seed(0);
   std::vector<std::pair<std::string, std::shared_ptr<AttentionBaseImpl>>> blocks = {
@@ -88,7 +85,7 @@ void run_attention_bench(const AttentionBenchConfig& cfg, std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line, "attention bench: batch %lld, C %lld, %lldx%lld, %s, %d threads, %lld iters\n",
                 (long long)cfg.batch, (long long)cfg.channels, (long long)cfg.size, (long long)cfg.size,
-                cfg.device.c_str(), torch::get_num_threads(), (long long)cfg.iters);
+                device_name(dev).c_str(), torch::get_num_threads(), (long long)cfg.iters);
   out << line;
   out << "variant      fwd_wall_ms  fwd_cpu_ms  f+b_wall_ms  f+b_cpu_ms  score_entries\n";
   std::vector<torch::Tensor> outputs;

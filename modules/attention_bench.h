@@ -12,7 +12,7 @@ struct AttentionBenchConfig {
   int64_t channels = 256;     // C at the block (G: 256, D: 128 in the ImageNet model)
   int64_t size = 32;          // H = W of the feature map
   int64_t iters = 5;          // timed calls per variant after one warm-up call (median reported)
-  std::string device = "cpu"; // cpu | cuda
+  std::string device = "cpu"; // auto | cpu | cuda | cuda:N (core/device.h)
   int64_t threads = 0;        // CPU threads for LibTorch; 0 keeps its default
 };
 

@@ -10,22 +10,23 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "modules/memory_meter.h"
 
 namespace hamgan {
 namespace {
 
-// "ham:cd" -> ContextOptions{name "ham", type CD}; other names pass through.
-ContextOptions block_options(const std::string& spec, const ContextOptions& ham) {
-  ContextOptions o = ham;
-  o.num_classes = 0;
+// "ham:cd" -> the block "ham" with `ham` of type CD; other names pass through.
+ContextOptions block_options(const std::string& spec, HamOptions ham) {
   const auto colon = spec.find(':');
+  ContextOptions o;
   o.name = spec.substr(0, colon);
   if (colon != std::string::npos) {
     if (o.name != "ham") throw ConfigError("bench modules: only 'ham' takes a type suffix, got '" + spec + "'");
-    o.ham_type = parse_ham_type(spec.substr(colon + 1));
+    ham.type = parse_ham_type(spec.substr(colon + 1));
   }
+  if (o.name == "ham") o = ham_context_options(ham);
   const auto names = context_block_names();
   if (std::find(names.begin(), names.end(), o.name) == names.end()) {
     std::string known;
@@ -105,10 +106,11 @@ int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) 
     return batch * (n * c * (c / 8) * 2 + n * c * (c / 2) * 2 + n * keys * (c / 8) + n * keys * (c / 2));
   }
   if (o.name == "ham") {
-    const int64_t d = c, r = o.rank > 0 ? o.rank : std::max<int64_t>(1, c / 8);
-    const int64_t k = std::max(o.train_steps, o.eval_steps);
+    const HamOptions h = parse_ham_options(o);
+    const int64_t d = c, r = h.rank > 0 ? h.rank : std::max<int64_t>(1, c / 8);
+    const int64_t k = std::max(h.train_steps, h.eval_steps);
     int64_t ham = 0;
-    switch (o.ham_type) {
+    switch (h.type) {
       case HamType::kNMF:
         // init XᵀD; per step: XᵀD, DᵀD, C(DᵀD), XC, CᵀC, D(CᵀC); final: XᵀD, DᵀD, C(DᵀD).
         ham = n * d * r + k * (2 * n * d * r + 2 * n * r * r + 2 * d * r * r) + (n * d * r + d * r * r + n * r * r);
@@ -131,17 +133,13 @@ int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) 
 std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::ostream& log) {
   if (cfg.shape.size() != 4 || *std::min_element(cfg.shape.begin(), cfg.shape.end()) < 1)
     throw ConfigError("bench modules: --shape must be four positive integers N,C,H,W");
-  if (cfg.device != "cpu" && cfg.device != "cuda")
-    throw ConfigError("bench modules: --device must be cpu or cuda, got '" + cfg.device + "'");
-  if (cfg.device == "cuda" && !torch::cuda::is_available())
-    throw ConfigError("bench modules: --device cuda but no CUDA device is available; use --device cpu");
+  const torch::Device device = resolve_device(cfg.device);
   if (cfg.clock != "wall" && cfg.clock != "cpu")
     throw ConfigError("bench modules: --clock must be wall or cpu, got '" + cfg.clock + "'");
-  if (cfg.clock == "cpu" && cfg.device != "cpu")
+  if (cfg.clock == "cpu" && !device.is_cpu())
     throw ConfigError("bench modules: --clock cpu measures host CPU time; use --clock wall with --device cuda");
   if (cfg.repeats < 1 || cfg.warmup < 0) throw ConfigError("bench modules: --repeats must be >= 1, --warmup >= 0");
   if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
-  const torch::Device device(cfg.device == "cuda" ? torch::kCUDA : torch::kCPU);
   std::vector<ContextOptions> specs;
   for (const auto& b : cfg.blocks) specs.push_back(block_options(b, cfg.ham));  // validate all first
 

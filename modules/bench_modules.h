@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "modules/context_block.h"
+#include "modules/ham_block.h"
 
 namespace hamgan {
 
 struct ModuleBenchConfig {
   std::vector<int64_t> shape{1, 512, 64, 64};  // N, C, H, W (paper: 1,512,128,128; GAN G: 256,256,32,32)
-  std::string device = "cpu";                  // cpu | cuda
+  std::string device = "cpu";                  // auto | cpu | cuda | cuda:N (core/device.h)
   // Registered block names; "ham:<type>" picks the ham type (nmf | vq | cd).
   std::vector<std::string> blocks{"none", "sa", "ham:nmf", "ham:cd"};
   int64_t warmup = 2;   // untimed iterations before measuring
@@ -23,7 +24,7 @@ struct ModuleBenchConfig {
   // machine shared with other jobs disturbs far less than wall time.
   std::string clock = "wall";
   std::string out;      // JSON results file; empty: none
-  ContextOptions ham;   // ham settings (steps, rank, gradient, ...) for "ham" rows; num_classes is 0 (no CBN)
+  HamOptions ham;       // ham settings (steps, rank, gradient, ...) for "ham" rows; no CBN
 };
 
 struct ModuleBenchResult {

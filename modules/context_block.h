@@ -2,32 +2,34 @@
 // The global-context block interface and its registry. Every block maps
 // (N, C, H, W) to the same shape; G and D build theirs by name, so swapping
 // SA for the Hamburger never touches generator or discriminator code.
+// A block registers its name, its factory and its option fields in one
+// registry line (context_registry.cpp); the model config, CLI, checkpoint
+// text and validation pick the options up from there.
 #include <torch/torch.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/config_fields.h"
+
 namespace hamgan {
 
-enum class HamType { kNMF, kVQ, kCD };
-enum class HamGradient { kOneStep, kBPTT };
-enum class HamInit { kRandom, kOnline };
-
 struct ContextOptions {
-  std::string name = "none";  // none | sa | ylg | ham
-  // Hamburger (architecture.md §3); ignored by the other blocks.
-  HamType ham_type = HamType::kNMF;
-  int64_t train_steps = 6;  // K while training
-  int64_t eval_steps = 6;   // K in eval (the GAN code uses the same K)
-  int64_t rank = 0;         // r; 0 means d / 8
-  HamGradient gradient = HamGradient::kOneStep;
-  double temperature = 0.0;  // 0 means the reference value for the type (NMF 1, VQ/CD 0.01 i.e. inv_t 100)
-  double beta = 0.01;        // CD ridge term (GAN code 0.01)
-  HamInit init = HamInit::kRandom;
-  // Set by the generator: class-conditional BN after the upper bread (G only).
+  std::string name = "none";  // a registered block name
+  // Set by the generator: class-conditional layers inside the block (G only).
   int64_t num_classes = 0;
+  // Block option values by key ("ham_rank" -> "2"), as text; a key left out reads as its
+  // registered default. Blocks parse them into their own typed options.
+  std::map<std::string, std::string> values;
+
+  // The value of `key`; a key that no block registers throws ConfigError.
+  std::string value(const std::string& key) const;
+  int64_t get_int(const std::string& key) const;
+  double get_float(const std::string& key) const;
+  bool get_bool(const std::string& key) const;
 };
 
 class ContextBlockImpl : public torch::nn::Module {
@@ -45,15 +47,11 @@ using ContextBlockFactory = std::function<ContextBlock(const ContextOptions&, in
 // throws ConfigError listing the known ones.
 ContextBlock make_context_block(const ContextOptions& options, int64_t channels);
 std::vector<std::string> context_block_names();
-// Adds a block to the registry; a duplicate name throws.
-void register_context_block(const std::string& name, ContextBlockFactory factory);
-
-// Option parsing shared by the CLI and config files ("nmf" -> kNMF, ...); bad values throw ConfigError.
-HamType parse_ham_type(const std::string& s);
-HamGradient parse_ham_gradient(const std::string& s);
-HamInit parse_ham_init(const std::string& s);
-std::string to_string(HamType t);
-std::string to_string(HamGradient g);
-std::string to_string(HamInit i);
+// Adds a block with its option fields (keys unique across all blocks, since config files are
+// flat); a duplicate name or key throws ModelError.
+void register_context_block(const std::string& name, ContextBlockFactory factory,
+                            std::vector<FieldSpec> options = {});
+// The option fields of every registered block, in registration order.
+std::vector<FieldSpec> context_block_option_fields();
 
 }  // namespace hamgan

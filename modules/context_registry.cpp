@@ -1,6 +1,7 @@
-// Registry of context blocks by name (style.md lesson 5) and the Hamburger
-// option parsers. Built-ins are added on first use from this file, never by
-// static registrars (which a static library would drop at link time).
+// Registry of context blocks by name (style.md lesson 5): each entry is a name,
+// a factory and the block's option fields. Built-ins are added on first use from
+// this file, never by static registrars (which a static library would drop at
+// link time).
 #include <mutex>
 #include <utility>
 
@@ -12,15 +13,26 @@
 namespace hamgan {
 namespace {
 
+struct Entry {
+  std::string name;
+  ContextBlockFactory factory;
+  std::vector<FieldSpec> options;
+};
+
 struct Registry {
   std::mutex mutex;
-  std::vector<std::pair<std::string, ContextBlockFactory>> entries;  // registration order
+  std::vector<Entry> entries;  // registration order
 };
 
 Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry();
-    reg->entries = {{"none", make_none_block}, {"sa", make_sa_block}, {"ylg", make_ylg_block}, {"ham", make_ham_block}};
+    reg->entries = {
+        {"none", make_none_block, {}},
+        {"sa", make_sa_block, {}},
+        {"ylg", make_ylg_block, {}},
+        {"ham", make_ham_block, ham_block_options()},
+    };
     return reg;
   }();
   return *r;
@@ -38,17 +50,38 @@ std::vector<std::string> context_block_names() {
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   std::vector<std::string> names;
-  for (const auto& e : r.entries) names.push_back(e.first);
+  for (const auto& e : r.entries) names.push_back(e.name);
   return names;
 }
 
-void register_context_block(const std::string& name, ContextBlockFactory factory) {
-  if (name.empty() || !factory) throw ModelError("context block registration needs a name and a factory");
+std::vector<FieldSpec> context_block_option_fields() {
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  for (const auto& e : r.entries)
-    if (e.first == name) throw ModelError("context block '" + name + "' is already registered");
-  r.entries.emplace_back(name, std::move(factory));
+  std::vector<FieldSpec> fields;
+  for (const auto& e : r.entries) fields.insert(fields.end(), e.options.begin(), e.options.end());
+  return fields;
+}
+
+void register_context_block(const std::string& name, ContextBlockFactory factory, std::vector<FieldSpec> options) {
+  if (name.empty() || !factory) throw ModelError("context block registration needs a name and a factory");
+  for (const auto& o : options) {
+    std::string v = o.default_value;
+    const std::string problem = field_problem(o, v);
+    if (!problem.empty())
+      throw ModelError("context block '" + name + "': default of option '" + o.key + "' " + problem +
+                       "; set FieldSpec::default_value");
+  }
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& e : r.entries) {
+    if (e.name == name) throw ModelError("context block '" + name + "' is already registered");
+    for (const auto& taken : e.options)
+      for (const auto& o : options)
+        if (o.key == taken.key)
+          throw ModelError("context block '" + name + "': option key '" + o.key + "' is already used by block '" +
+                           e.name + "'; prefix the key with the block name");
+  }
+  r.entries.push_back({name, std::move(factory), std::move(options)});
 }
 
 ContextBlock make_context_block(const ContextOptions& options, int64_t channels) {
@@ -57,7 +90,7 @@ ContextBlock make_context_block(const ContextOptions& options, int64_t channels)
     auto& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     for (const auto& e : r.entries)
-      if (e.first == options.name) factory = e.second;
+      if (e.name == options.name) factory = e.factory;
   }
   if (!factory)
     throw ConfigError("unknown context block '" + options.name + "'; known blocks: " + join(context_block_names()));
@@ -66,38 +99,42 @@ ContextBlock make_context_block(const ContextOptions& options, int64_t channels)
   return factory(options, channels);
 }
 
-// ---------------------------------------------------------------- option parsing
+// ---------------------------------------------------------------- option values
 
-HamType parse_ham_type(const std::string& s) {
-  if (s == "nmf") return HamType::kNMF;
-  if (s == "vq") return HamType::kVQ;
-  if (s == "cd") return HamType::kCD;
-  throw ConfigError("unknown ham type '" + s + "'; use nmf, vq or cd");
+std::string ContextOptions::value(const std::string& key) const {
+  const auto it = values.find(key);
+  if (it != values.end()) return it->second;
+  for (const auto& f : context_block_option_fields())
+    if (f.key == key) return f.default_value;
+  throw ConfigError("context block " + name + ": no block has an option '" + key + "'");
 }
 
-HamGradient parse_ham_gradient(const std::string& s) {
-  if (s == "one-step" || s == "one_step" || s == "onestep") return HamGradient::kOneStep;
-  if (s == "bptt") return HamGradient::kBPTT;
-  throw ConfigError("unknown ham gradient '" + s + "'; use one-step or bptt");
+namespace {
+// The value of `key`, checked against its registered field (so typed reads never see junk).
+std::string checked(const ContextOptions& o, const std::string& key) {
+  std::string v = o.value(key);
+  for (const auto& f : context_block_option_fields())
+    if (f.key == key) check_field(o.name, f, v);
+  return v;
+}
+}  // namespace
+
+int64_t ContextOptions::get_int(const std::string& key) const {
+  int64_t v = 0;
+  parse_value(checked(*this, key), v);
+  return v;
 }
 
-HamInit parse_ham_init(const std::string& s) {
-  if (s == "random") return HamInit::kRandom;
-  if (s == "online") return HamInit::kOnline;
-  throw ConfigError("unknown ham init '" + s + "'; use random or online");
+double ContextOptions::get_float(const std::string& key) const {
+  double v = 0;
+  parse_value(checked(*this, key), v);
+  return v;
 }
 
-std::string to_string(HamType t) {
-  switch (t) {
-    case HamType::kNMF: return "nmf";
-    case HamType::kVQ: return "vq";
-    case HamType::kCD: return "cd";
-  }
-  return "?";
+bool ContextOptions::get_bool(const std::string& key) const {
+  bool v = false;
+  parse_value(checked(*this, key), v);
+  return v;
 }
-
-std::string to_string(HamGradient g) { return g == HamGradient::kOneStep ? "one-step" : "bptt"; }
-
-std::string to_string(HamInit i) { return i == HamInit::kRandom ? "random" : "online"; }
 
 }  // namespace hamgan

@@ -30,42 +30,123 @@ struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
   }
 };
 
-void validate(const ContextOptions& o, int64_t channels, int64_t rank) {
+void validate(const HamOptions& o, int64_t channels, int64_t rank, int64_t num_classes) {
+  validate_fields("ham", ham_option_table(), o);
   if (channels < 1) throw ModelError("ham: channels must be positive, got " + std::to_string(channels));
   if (rank < 1 || rank > channels)
-    throw ConfigError("ham: rank " + std::to_string(rank) + " must be in [1, channels=" + std::to_string(channels) +
-                      "]; set rank 0 for channels / 8");
-  if (o.train_steps < 0 || o.eval_steps < 0) throw ConfigError("ham: steps must be >= 0");
-  if (o.temperature < 0) throw ConfigError("ham: temperature must be > 0 (0 selects the reference value)");
-  if (o.beta <= 0) throw ConfigError("ham: beta must be > 0");
-  if (o.num_classes < 0) throw ConfigError("ham: num_classes must be >= 0");
+    throw ConfigError("ham: ham_rank " + std::to_string(rank) + " must be in [1, channels=" + std::to_string(channels) +
+                      "]; set ham_rank 0 for channels / 8");
+  if (num_classes < 0) throw ConfigError("ham: num_classes must be >= 0");
 }
 
 }  // namespace
 
-HamBlockImpl::HamBlockImpl(const ContextOptions& o, int64_t channels_)
+// ---------------------------------------------------------------- options
+
+const FieldTable<HamOptions>& ham_option_table() {
+  using H = HamOptions;
+  static const FieldTable<HamOptions> table = {
+      make_field<H>(choice_field("ham_type", {"nmf", "vq", "cd"}, "Matrix decomposition of the ham block: nmf, vq or cd"),
+                    [](const H& h) { return to_string(h.type); },
+                    [](H& h, const std::string& s) { h.type = parse_ham_type(s); }),
+      member_field(int_field("ham_train_steps", "Ham iterations K while training", at_least(1)), &H::train_steps),
+      member_field(int_field("ham_eval_steps", "Ham iterations K in eval", at_least(1)), &H::eval_steps),
+      member_field(int_field("ham_rank", "Ham rank r; 0 = d/8", at_least(0)), &H::rank),
+      make_field<H>(choice_field("ham_gradient", {"one-step", "bptt"}, "Ham gradient: one-step or bptt"),
+                    [](const H& h) { return to_string(h.gradient); },
+                    [](H& h, const std::string& s) { h.gradient = parse_ham_gradient(s); }),
+      member_field(float_field("ham_temperature", "Ham softmax temperature; 0 = reference (NMF 1, VQ/CD 0.01)",
+                               at_least(0)),
+                   &H::temperature),
+      member_field(float_field("ham_beta", "CD ridge term", above(0)), &H::beta),
+      make_field<H>(choice_field("ham_init", {"random", "online"}, "Ham bases: random (fresh each forward) or online"),
+                    [](const H& h) { return to_string(h.init); },
+                    [](H& h, const std::string& s) { h.init = parse_ham_init(s); }),
+  };
+  return table;
+}
+
+std::vector<FieldSpec> ham_block_options() {
+  std::vector<FieldSpec> specs;
+  for (const auto& f : ham_option_table()) specs.push_back(f.spec);
+  return specs;
+}
+
+HamOptions parse_ham_options(const ContextOptions& o) {
+  HamOptions h;
+  for (const auto& f : ham_option_table()) {
+    std::string v = o.value(f.spec.key);
+    check_field("ham", f.spec, v);
+    f.set(h, v);
+  }
+  return h;
+}
+
+ContextOptions ham_context_options(const HamOptions& h, int64_t num_classes) {
+  ContextOptions o;
+  o.name = "ham";
+  o.num_classes = num_classes;
+  for (const auto& f : ham_option_table()) o.values[f.spec.key] = f.get(h);
+  return o;
+}
+
+HamType parse_ham_type(const std::string& s) {
+  if (s == "nmf") return HamType::kNMF;
+  if (s == "vq") return HamType::kVQ;
+  if (s == "cd") return HamType::kCD;
+  throw ConfigError("unknown ham type '" + s + "'; use nmf, vq or cd");
+}
+
+HamGradient parse_ham_gradient(const std::string& s) {
+  if (s == "one-step" || s == "one_step" || s == "onestep") return HamGradient::kOneStep;
+  if (s == "bptt") return HamGradient::kBPTT;
+  throw ConfigError("unknown ham gradient '" + s + "'; use one-step or bptt");
+}
+
+HamInit parse_ham_init(const std::string& s) {
+  if (s == "random") return HamInit::kRandom;
+  if (s == "online") return HamInit::kOnline;
+  throw ConfigError("unknown ham init '" + s + "'; use random or online");
+}
+
+std::string to_string(HamType t) {
+  switch (t) {
+    case HamType::kNMF: return "nmf";
+    case HamType::kVQ: return "vq";
+    case HamType::kCD: return "cd";
+  }
+  return "?";
+}
+
+std::string to_string(HamGradient g) { return g == HamGradient::kOneStep ? "one-step" : "bptt"; }
+
+std::string to_string(HamInit i) { return i == HamInit::kRandom ? "random" : "online"; }
+
+// ---------------------------------------------------------------- block
+
+HamBlockImpl::HamBlockImpl(const HamOptions& o, int64_t channels_, int64_t num_classes)
     : options(o), channels(channels_), rank(o.rank > 0 ? o.rank : std::max<int64_t>(1, channels_ / 8)) {
-  validate(o, channels, rank);
-  temperature = o.temperature > 0 ? o.temperature : default_ham_temperature(o.ham_type);
+  validate(o, channels, rank, num_classes);
+  temperature = o.temperature > 0 ? o.temperature : default_ham_temperature(o.type);
   // Both breads: sn_conv1x1, no bias, exact W/σ (§3.1 steps 2 and 6).
   lower = register_module(
       "lower", SNConv2d(SNConv2dOptions(channels, channels, 1).padding(0).bias(false).mode(SNMode::kExact)));
   upper = register_module(
       "upper", SNConv2d(SNConv2dOptions(channels, channels, 1).padding(0).bias(false).mode(SNMode::kExact)));
-  if (o.num_classes > 0) {
-    bn = register_module("bn", ConditionalBatchNorm(ConditionalBatchNormOptions(channels, o.num_classes)));
+  if (num_classes > 0) {
+    bn = register_module("bn", ConditionalBatchNorm(ConditionalBatchNormOptions(channels, num_classes)));
   }
   sigma = register_parameter("sigma", torch::zeros({}));
   if (o.init == HamInit::kOnline) {
     // One persistent (S=1, d, r) set of bases, L2-normalised over d like every online update (§3.5).
-    auto b = ham_random_bases(o.ham_type, 1, channels, rank, torch::kFloat);
+    auto b = ham_random_bases(o.type, 1, channels, rank, torch::kFloat);
     online_bases = register_buffer("online_bases", b / b.norm(2, {1}, true).clamp_min(1e-12));
   }
 }
 
 HamSolverOptions HamBlockImpl::solver_options() const {
   HamSolverOptions s;
-  s.type = options.ham_type;
+  s.type = options.type;
   s.steps = is_training() ? options.train_steps : options.eval_steps;
   s.gradient = options.gradient;
   s.temperature = temperature;
@@ -89,7 +170,7 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
     X = torch::bmm(w.expand({batch, channels, channels}), x.reshape({batch, channels, n}));  // (B, d, n)
   }
   const auto so = solver_options();
-  const bool nmf = options.ham_type == HamType::kNMF;
+  const bool nmf = options.type == HamType::kNMF;
   // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
   const bool fused = nmf && so.gradient == HamGradient::kOneStep && X.requires_grad() && torch::GradMode::is_enabled();
   // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
@@ -104,7 +185,7 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   if (online_bases.defined()) {
     bases0 = online_bases.to(X.dtype()).expand({batch, channels, rank}).contiguous();  // (B, d, r)
   } else {
-    bases0 = ham_random_bases(options.ham_type, batch, channels, rank, X.options().requires_grad(false), generator_);
+    bases0 = ham_random_bases(options.type, batch, channels, rank, X.options().requires_grad(false), generator_);
   }
   auto f = ham_local_steps(fused ? X.detach() : X, bases0, so);
   f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
@@ -152,9 +233,9 @@ torch::Tensor HamBlockImpl::forward_reference(const torch::Tensor& x, const torc
 
 std::string HamBlockImpl::describe() const {
   std::ostringstream s;
-  s << "ham(" << to_string(options.ham_type) << ", d=" << channels << ", r=" << rank << ", K=" << options.train_steps
+  s << "ham(" << to_string(options.type) << ", d=" << channels << ", r=" << rank << ", K=" << options.train_steps
     << "/" << options.eval_steps << ", " << to_string(options.gradient) << ", T=" << temperature;
-  if (options.ham_type == HamType::kCD) s << ", beta=" << options.beta;
+  if (options.type == HamType::kCD) s << ", beta=" << options.beta;
   s << ", init=" << to_string(options.init) << (bn ? ", cbn" : "") << ")";
   return s.str();
 }
@@ -162,7 +243,7 @@ std::string HamBlockImpl::describe() const {
 void HamBlockImpl::pretty_print(std::ostream& stream) const { stream << "hamgan::HamBlock " << describe(); }
 
 ContextBlock make_ham_block(const ContextOptions& options, int64_t channels) {
-  return std::make_shared<HamBlockImpl>(options, channels);
+  return std::make_shared<HamBlockImpl>(parse_ham_options(options), channels, options.num_classes);
 }
 
 }  // namespace hamgan

@@ -4,24 +4,49 @@
 //   ReLU         (NMF only: its input must be non-negative; the reference CD/VQ have none)
 //   ham          K steps of NMF | VQ | CD on X (B, d, n), rank r (ham_decomposition.h)
 //   upper bread  SNConv1×1(d → C), no bias, W/σ
-//   CBN          per-class γ/β batch norm, G only (options.num_classes > 0)
+//   CBN          per-class γ/β batch norm, G only (num_classes > 0)
 //   out          x + σ·(…), σ a learned scalar initialised 0, no final activation
 // Here d = C (S = 1 group, as both HamGAN scripts), r defaults to d / 8.
 #include <torch/torch.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/config_fields.h"
 #include "modules/conditional_bn.h"
 #include "modules/context_block.h"
 #include "modules/ham_decomposition.h"
+#include "modules/ham_types.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {
 
+// The Hamburger's options; config keys ham_type, ham_train_steps, ... (ham_option_table()).
+struct HamOptions {
+  HamType type = HamType::kNMF;
+  int64_t train_steps = 6;  // K while training
+  int64_t eval_steps = 6;   // K in eval (the GAN code uses the same K)
+  int64_t rank = 0;         // r; 0 means d / 8
+  HamGradient gradient = HamGradient::kOneStep;
+  double temperature = 0.0;  // 0 means the reference value for the type (NMF 1, VQ/CD 0.01 i.e. inv_t 100)
+  double beta = 0.01;        // CD ridge term (GAN code 0.01)
+  HamInit init = HamInit::kRandom;
+};
+
+// The one list of the Hamburger's option keys with their checks and help.
+const FieldTable<HamOptions>& ham_option_table();
+// The same fields as the registry holds them (context_registry.cpp).
+std::vector<FieldSpec> ham_block_options();
+// The typed options from a block's option values; a bad value throws ConfigError naming its key.
+HamOptions parse_ham_options(const ContextOptions& options);
+// ContextOptions for the block "ham" carrying `options` (benchmarks and tests).
+ContextOptions ham_context_options(const HamOptions& options, int64_t num_classes = 0);
+
 class HamBlockImpl : public ContextBlockImpl {
  public:
-  HamBlockImpl(const ContextOptions& options, int64_t channels);
+  // num_classes > 0 adds class-conditional BN after the upper bread (G).
+  HamBlockImpl(const HamOptions& options, int64_t channels, int64_t num_classes = 0);
   // x: (N, C, H, W) -> (N, C, H, W); labels (N,) int64, required when num_classes > 0.
   // Both breads run as batched matmuls with the spectrally normalised weights. Without CBN
   // the upper bread is applied to the factors, W_u X̂ = (W_u D) Cᵀ, so the (d × n)
@@ -38,7 +63,7 @@ class HamBlockImpl : public ContextBlockImpl {
   // Draw the random bases from `generator` (deterministic tests); nullopt: the global RNG.
   void set_generator(std::optional<at::Generator> generator) { generator_ = std::move(generator); }
 
-  ContextOptions options;
+  HamOptions options;
   int64_t channels, rank;
   double temperature;
   SNConv2d lower{nullptr}, upper{nullptr};

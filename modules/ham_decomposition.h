@@ -14,7 +14,7 @@
 
 #include <optional>
 
-#include "modules/context_block.h"
+#include "modules/ham_types.h"
 
 namespace hamgan {
 

@@ -2,7 +2,7 @@
 // heads spectrally normalised as W / max(1, σ) (§1.7).
 #include <gtest/gtest.h>
 
-#include "gan/discriminator.h"
+#include "gan/model/discriminator.h"
 #include "gan_test_util.h"
 
 namespace hamgan {

@@ -6,19 +6,9 @@
 #include <string>
 
 #include "core/errors.h"
-#include "gan/model_config.h"
+#include "gan/model/model_config.h"
 
 namespace hamgan::test {
-
-// Runs `stmt`; a context block whose factory reports "not built yet" skips the
-// test (the block lands separately); every other error propagates.
-#define HAMGAN_SKIP_IF_NOT_BUILT(stmt)                                          \
-  try {                                                                          \
-    stmt;                                                                        \
-  } catch (const ::hamgan::ModelError& e) {                                      \
-    if (std::string(e.what()).find("not built yet") == std::string::npos) throw; \
-    GTEST_SKIP() << e.what();                                                    \
-  }
 
 // A small model at `resolution` with `block` in G and D at `side` (0 = default).
 inline ModelConfig small_config(int64_t resolution, const std::string& block, int64_t ch = 8, int64_t side = 0) {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "gan/discriminator.h"
-#include "gan/generator.h"
+#include "gan/model/discriminator.h"
+#include "gan/model/generator.h"
 #include "gan_test_util.h"
 #include "modules/spectral_norm.h"
 

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "core/errors.h"
-#include "gan/model_config.h"
-#include "gan/model_plan.h"
+#include "gan/model/model_config.h"
+#include "gan/model/model_plan.h"
 #include "gan_test_util.h"
 
 namespace hamgan {
@@ -65,7 +65,7 @@ TEST(ModelConfig, RejectsBadValues) {
   bad([](ModelConfig& c) { c.block_resolution = 4; });   // G has no block output at 4×4
   bad([](ModelConfig& c) { c.resolution = 128, c.block_resolution = 128; });
   bad([](ModelConfig& c) { c.g_block.name = "attention"; });
-  bad([](ModelConfig& c) { c.d_block.rank = -1; });
+  bad([](ModelConfig& c) { c.block_options["ham_rank"] = "-1"; });
   ModelConfig ok;
   ok.resolution = 128;
   for (int64_t side : {8, 16, 32, 64}) {
@@ -83,6 +83,38 @@ TEST(ModelConfig, ErrorNamesTheKey) {
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("block_resolution"), std::string::npos) << e.what();
   }
+}
+
+// One check per key, and the message names it (block options included).
+TEST(ModelConfig, EveryBadValueNamesItsKey) {
+  auto expect_key = [](const std::string& key, auto mutate) {
+    ModelConfig c;
+    mutate(c);
+    try {
+      c.validate();
+      ADD_FAILURE() << "accepted bad " << key;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("model: " + key), std::string::npos) << e.what();
+    }
+  };
+  expect_key("resolution", [](ModelConfig& c) { c.resolution = 48; });
+  expect_key("image_channels", [](ModelConfig& c) { c.image_channels = 0; });
+  expect_key("num_classes", [](ModelConfig& c) { c.num_classes = 0; });
+  expect_key("z_dim", [](ModelConfig& c) { c.z_dim = 0; });
+  expect_key("g_ch", [](ModelConfig& c) { c.g_ch = -2; });
+  expect_key("d_ch", [](ModelConfig& c) { c.d_ch = 0; });
+  expect_key("block_resolution", [](ModelConfig& c) { c.block_resolution = 12; });
+  expect_key("g_block", [](ModelConfig& c) { c.g_block.name = "attention"; });
+  expect_key("d_block", [](ModelConfig& c) { c.d_block.name = ""; });
+  expect_key("ham_type", [](ModelConfig& c) { c.block_options["ham_type"] = "pca"; });
+  expect_key("ham_train_steps", [](ModelConfig& c) { c.block_options["ham_train_steps"] = "0"; });
+  expect_key("ham_eval_steps", [](ModelConfig& c) { c.block_options["ham_eval_steps"] = "1.5"; });
+  expect_key("ham_rank", [](ModelConfig& c) { c.block_options["ham_rank"] = "-1"; });
+  expect_key("ham_gradient", [](ModelConfig& c) { c.block_options["ham_gradient"] = "full"; });
+  expect_key("ham_temperature", [](ModelConfig& c) { c.block_options["ham_temperature"] = "-0.1"; });
+  expect_key("ham_beta", [](ModelConfig& c) { c.block_options["ham_beta"] = "0"; });
+  expect_key("ham_init", [](ModelConfig& c) { c.block_options["ham_init"] = "zeros"; });
+  expect_key("ham_rnak", [](ModelConfig& c) { c.block_options["ham_rnak"] = "2"; });
 }
 
 TEST(ModelConfig, InitSchemeNamesRoundTrip) {

@@ -3,7 +3,7 @@
 // double precision, is min(1, σ(W)) for the W / max(1, σ) layers (§1.7).
 #include <gtest/gtest.h>
 
-#include "gan/generator.h"
+#include "gan/model/generator.h"
 #include "gan_test_util.h"
 #include "modules/spectral_norm.h"
 

@@ -1,4 +1,4 @@
-// Standing statistics (gan/standing_stats.h): the recomputed BN statistics are
+// Standing statistics (gan/sample/standing_stats.h): the recomputed BN statistics are
 // the batch statistics training-mode BN would use, nothing else in G changes,
 // and a snapshot puts every buffer back.
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 
 #include <map>
 
-#include "gan/generator.h"
-#include "gan/sampler.h"
-#include "gan/standing_stats.h"
+#include "gan/model/generator.h"
+#include "gan/sample/sampler.h"
+#include "gan/sample/standing_stats.h"
 #include "gan_test_util.h"
 #include "metrics/image_source.h"
 #include "modules/conditional_bn.h"

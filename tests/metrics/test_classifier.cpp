@@ -82,7 +82,7 @@ TEST(Extract, StreamedStatsEqualOneShotFloat64) {
   EXPECT_EQ(side.logits.sizes(), (std::vector<int64_t>{103, 10}));
 }
 
-TEST(ImageSources, QuantizeAndBalancedLabels) {
+TEST(ImageSources, QuantizeAndMakerChecks) {
   auto x = torch::tensor({-1.0f, -0.999f, 0.0f, 1.0f, 1.5f});
   // x·127.5 + 128, clamped, truncated (StyleGAN2-ADA).
   auto q = quantize_images(x);
@@ -91,9 +91,23 @@ TEST(ImageSources, QuantizeAndBalancedLabels) {
   EXPECT_EQ(q[2].item<uint8_t>(), 128);
   EXPECT_EQ(q[3].item<uint8_t>(), 255);
   EXPECT_EQ(q[4].item<uint8_t>(), 255);
-  auto l = balanced_labels(8, 5, 3);
-  EXPECT_TRUE(torch::equal(l, torch::tensor({2, 0, 1, 2, 0}, torch::kInt64)));
   auto bad = make_callable_source([](int64_t n, int64_t) { return torch::zeros({n, 3, 4, 4}); }, 4, "float maker");
   EXPECT_THROW(bad->batch(0, 2), DataError);
-  EXPECT_THROW(open_checkpoint_source("run/x.pt", 10, 0), CheckpointError);  // gan/checkpoint_source.cpp
+}
+
+// Checkpoint inputs reach a generator only through the caller's opener (metrics knows no generators).
+TEST(ImageSources, CheckpointInputsGoThroughTheCallersOpener) {
+  SampleOptions o;
+  o.n = 10;
+  EXPECT_THROW(open_image_source("run/x.pt", o, {}), ConfigError);
+  std::string asked;
+  auto source = open_image_source("run/x.pt", o, [&](const std::string& path, const SampleOptions& so) {
+    asked = path;
+    return make_callable_source([](int64_t n, int64_t) { return torch::zeros({n, 1, 8, 8}, torch::kUInt8); }, so.n,
+                                "stand-in generator");
+  });
+  EXPECT_EQ(asked, "run/x.pt");
+  EXPECT_EQ(source->size(), 10);
+  o.n = 0;
+  EXPECT_THROW(open_image_source("run/x.pt", o, {}), ConfigError);
 }

@@ -34,10 +34,9 @@ TEST(PeakMemoryMeter, CountsCpuTensorBytesExactly) {
 TEST(ModuleMacs, HamMatchesPaperTable3) {
   // Paper Table 3, 1×512×128×128, d = 512, r = 64, K = 6: Ham (NMF) 17.6G with the literal layer
   // order (the reconstruction and the upper 1×1 conv, which the CBN path uses).
-  ContextOptions o;
-  o.name = "ham";
-  o.rank = 64;
-  o.num_classes = 1;  // forces the literal upper bread
+  HamOptions h;
+  h.rank = 64;
+  ContextOptions o = ham_context_options(h, /*num_classes=*/1);  // classes force the literal upper bread
   const std::vector<int64_t> shape{1, 512, 128, 128};
   EXPECT_NEAR(module_macs(o, shape) / 1e9, 17.6, 0.2);
   // The factored upper bread replaces X̂ = D Cᵀ (d·r·n) and the conv (C·d·n) by W_u D (C·d·r)

@@ -83,6 +83,29 @@ TEST(ConditionalBatchNorm, TrainingMatchesFormulaAndUpdatesRunningStats) {
   }
 }
 
+TEST(ConditionalBatchNorm, Float32MatchesFormula) {
+  // The float32 module, the dtype the models train in, against the formula in double, with
+  // signed gains, a repeated class and a non-square map.
+  torch::manual_seed(5);
+  const int64_t c = 3;
+  ConditionalBatchNorm bn(ConditionalBatchNormOptions(c, 4));
+  {
+    torch::NoGradGuard ng;
+    bn->gain.copy_(torch::randn({4, c}));
+    bn->bias.copy_(torch::randn({4, c}));
+  }
+  auto x = torch::randn({5, c, 2, 3}) * 1.5 + 0.4;
+  auto labels = torch::tensor({0, 3, 1, 3, 2}, torch::kLong);
+  const auto xd = x.to(torch::kDouble);
+  std::vector<double> mean(c), var(c);
+  for (int64_t i = 0; i < c; ++i) channel_stats(xd, i, mean[i], var[i]);
+  auto y = bn->forward(x, labels);
+  ASSERT_EQ(y.scalar_type(), torch::kFloat);
+  const auto expected = expected_output(xd, labels, bn->gain.detach().to(torch::kDouble),
+                                        bn->bias.detach().to(torch::kDouble), mean, var, 1e-3);
+  EXPECT_TRUE(torch::allclose(y.to(torch::kDouble), expected, 1e-5, 1e-5));
+}
+
 TEST(ConditionalBatchNorm, OutputDependsOnClass) {
   torch::manual_seed(1);
   auto bn = make_cbn(4, 3);

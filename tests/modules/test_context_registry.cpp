@@ -1,11 +1,14 @@
-// The context-block registry and option parsers (style.md lesson 5).
+// The context-block registry, block options and option parsers (style.md lesson 5).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 
+#include "cli/field_options.h"
 #include "core/errors.h"
+#include "gan/model/model_config.h"
 #include "modules/context_block.h"
+#include "modules/ham_types.h"
 
 using namespace hamgan;
 
@@ -55,6 +58,65 @@ TEST(ContextRegistry, RegistersNewBlocksAndRejectsDuplicates) {
                }),
                ModelError);
   EXPECT_THROW(register_context_block("sa", [](const ContextOptions&, int64_t) { return std::make_shared<ScaleBlock>(1.0); }),
+               ModelError);
+}
+
+TEST(ContextRegistry, BlockOptionsAreRegisteredWithTheBlock) {
+  // A block's option is read through ContextOptions with its registered default.
+  FieldSpec factor = float_field("test_scale_factor", "Scale of the test block", above(0));
+  factor.default_value = "3.0";
+  register_context_block(
+      "test_scale_opt",
+      [](const ContextOptions& o, int64_t) { return std::make_shared<ScaleBlock>(o.get_float("test_scale_factor")); },
+      {factor});
+  std::vector<std::string> keys;
+  for (const auto& f : context_block_option_fields()) keys.push_back(f.key);
+  EXPECT_TRUE(contains(keys, "test_scale_factor"));
+  ContextOptions o;
+  o.name = "test_scale_opt";
+  auto x = torch::randn({1, 2, 2, 2});
+  EXPECT_TRUE(torch::equal(make_context_block(o, 2)->forward(x), x * 3.0));
+  o.values["test_scale_factor"] = "0.5";
+  EXPECT_TRUE(torch::equal(make_context_block(o, 2)->forward(x), x * 0.5));
+  o.values["test_scale_factor"] = "-1";
+  EXPECT_THROW(make_context_block(o, 2), ConfigError);
+
+  // With no other edit the option is a model key: in the table, the text, validation and the CLI.
+  const auto fields = model_config_fields();
+  EXPECT_TRUE(std::any_of(fields.begin(), fields.end(), [](const auto& f) { return f.spec.key == "test_scale_factor"; }));
+  ModelConfig c;
+  EXPECT_NE(model_config_to_text(c).find("\ntest_scale_factor = 3.0\n"), std::string::npos) << model_config_to_text(c);
+  c = model_config_from_text("g_block = \"test_scale_opt\"\ntest_scale_factor = 0.25\n");
+  EXPECT_NO_THROW(c.validate());
+  EXPECT_EQ(c.g_block.name, "test_scale_opt");
+  EXPECT_NE(model_config_to_text(c).find("\ntest_scale_factor = 0.25\n"), std::string::npos);
+  EXPECT_TRUE(torch::equal(make_context_block(c.g_context(), 2)->forward(x), x * 0.25));
+  c.block_options["test_scale_factor"] = "0";
+  try {
+    c.validate();
+    ADD_FAILURE() << "accepted test_scale_factor = 0";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("model: test_scale_factor must be > 0"), std::string::npos) << e.what();
+  }
+  ModelConfig parsed;
+  CLI::App app;
+  cli::add_field_options(&app, model_config_fields(), parsed, "Model");
+  app.parse(std::vector<std::string>{"4", "--test_scale_factor", "test_scale_opt", "--d_block"});  // read back to front
+  EXPECT_EQ(parsed.d_block.name, "test_scale_opt");
+  EXPECT_EQ(parsed.block_options.at("test_scale_factor"), "4.0");
+  CLI::App strict;
+  cli::add_field_options(&strict, model_config_fields(), parsed, "Model");
+  EXPECT_THROW(strict.parse(std::vector<std::string>{"-1", "--test_scale_factor"}), CLI::ValidationError);
+  // Keys are flat config keys, so two blocks cannot share one; a default must pass its own check.
+  EXPECT_THROW(register_context_block("test_scale_dup", [](const ContextOptions&, int64_t) {
+                 return std::make_shared<ScaleBlock>(1.0);
+               }, {factor}),
+               ModelError);
+  FieldSpec bad = float_field("test_scale_bad", "", above(0));
+  bad.default_value = "0.0";
+  EXPECT_THROW(register_context_block("test_scale_bad", [](const ContextOptions&, int64_t) {
+                 return std::make_shared<ScaleBlock>(1.0);
+               }, {bad}),
                ModelError);
 }
 

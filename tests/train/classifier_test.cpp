@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "core/errors.h"
-#include "gan/class_consistency.h"
+#include "gan/sample/class_consistency.h"
 #include "metrics/classifier_training.h"
 #include "train_test_util.h"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "gan/train_config.h"
+#include "gan/train/train_config.h"
 #include "tests/common/test_util.h"
 
 namespace hamgan::test {
@@ -23,8 +23,7 @@ inline TrainConfig tiny_config(const std::string& run_dir) {
   c.model.d_ch = 4;
   c.model.g_block.name = "ham";
   c.model.d_block.name = "ham";
-  c.model.g_block.rank = 2;
-  c.model.d_block.rank = 2;
+  c.model.block_options["ham_rank"] = "2";  // both networks' blocks
   c.batch_size = 4;
   c.steps = 4;
   c.ema_start = 1;

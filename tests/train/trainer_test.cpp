@@ -1,4 +1,5 @@
-// The training loop: bit-exact resume, divergence handling, stop signals, atomic checkpoints.
+// The training loop: bit-exact resume, pruning, hooks that leave the training
+// stream alone, evaluation during training, d_steps, divergence and stop signals.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -6,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/atomic_file.h"
 #include "core/errors.h"
-#include "gan/checkpoint.h"
-#include "gan/run_log.h"
-#include "gan/trainer.h"
+#include "gan/checkpoint/checkpoint.h"
+#include "gan/report/run_log.h"
+#include "gan/train/trainer.h"
+#include "metrics/classifier.h"
 #include "train_test_util.h"
 
 namespace hamgan {
@@ -40,6 +41,19 @@ void expect_same_networks(const std::string& a, const std::string& b, const Mode
   }
 }
 
+void expect_same_losses(const std::string& run_a, const std::string& run_b, size_t steps) {
+  const auto la = read_metrics(run_a + "/metrics.jsonl"), lb = read_metrics(run_b + "/metrics.jsonl");
+  std::vector<std::map<std::string, double>> ta, tb;  // training rows only (evaluation rows have no d_loss)
+  for (const auto& r : la) if (r.count("d_loss")) ta.push_back(r);
+  for (const auto& r : lb) if (r.count("d_loss")) tb.push_back(r);
+  ASSERT_EQ(ta.size(), steps);
+  ASSERT_EQ(tb.size(), steps);
+  for (size_t i = 0; i < steps; ++i) {
+    EXPECT_EQ(ta[i].at("d_loss"), tb[i].at("d_loss")) << "step " << i + 1;
+    EXPECT_EQ(ta[i].at("g_loss"), tb[i].at("g_loss")) << "step " << i + 1;
+  }
+}
+
 TEST(Trainer, ResumeIsBitExactOnCpu) {
   const std::string straight = test::temp_dir("straight"), split = test::temp_dir("split");
   TrainConfig a = test::tiny_config(straight);
@@ -54,29 +68,95 @@ TEST(Trainer, ResumeIsBitExactOnCpu) {
   const TrainResult rb = train(b);
   EXPECT_EQ(rb.step, 4);
   expect_same_networks(ra.checkpoint, rb.checkpoint, a.model);
-  // Same losses logged at every step and the same final sample grid.
-  const auto la = read_metrics(straight + "/metrics.jsonl"), lb = read_metrics(split + "/metrics.jsonl");
-  ASSERT_EQ(la.size(), 4u);
-  ASSERT_EQ(lb.size(), 4u);
-  for (size_t i = 0; i < 4; ++i) {
-    EXPECT_EQ(la[i].at("d_loss"), lb[i].at("d_loss")) << "step " << i + 1;
-    EXPECT_EQ(la[i].at("g_loss"), lb[i].at("g_loss")) << "step " << i + 1;
-  }
+  expect_same_losses(straight, split, 4);
   EXPECT_EQ(test::file_contents(straight + "/samples/step_0000004.png"), test::file_contents(split + "/samples/step_0000004.png"));
-  // Only the newest keep_checkpoints (2) files stay, and `latest` names the newest.
-  EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000002.pt"));
-  EXPECT_TRUE(fs::exists(split + "/checkpoints/step_0000004.pt"));
-  EXPECT_FALSE(fs::exists(straight + "/checkpoints/step_0000002.pt") && fs::exists(straight + "/checkpoints/step_0000004.pt") &&
-               std::distance(fs::directory_iterator(straight + "/checkpoints"), fs::directory_iterator{}) > 3);
   EXPECT_EQ(latest_checkpoint(split + "/checkpoints"), split + "/checkpoints/step_0000004.pt");
   // Without --resume an existing run is refused instead of overwritten.
   b.resume = false;
   EXPECT_THROW(train(b), ConfigError);
 }
 
+TEST(Trainer, KeepsOnlyTheNewestCheckpointsAndNeverOtherFiles) {
+  const std::string dir = test::temp_dir("prune");
+  TrainConfig c = test::tiny_config(dir);
+  c.steps = 5;
+  c.checkpoint_every = 1;
+  c.keep_checkpoints = 2;
+  fs::create_directories(dir + "/checkpoints");
+  std::ofstream(dir + "/checkpoints/best.pt") << "kept";
+  train(c);
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir + "/checkpoints")) names.insert(e.path().filename().string());
+  const std::set<std::string> want = {"best.pt", "latest", "step_0000004.pt", "step_0000004.pt.done",
+                                      "step_0000005.pt", "step_0000005.pt.done"};
+  EXPECT_EQ(names, want);
+}
+
+// A random-weight classifier is enough to exercise evaluation (its numbers are not judged here).
+std::string tiny_classifier(const std::string& dir) {
+  torch::manual_seed(5);
+  ClassifierConfig cc;
+  cc.width = 4;
+  cc.feature_dim = 16;
+  FeatureClassifier net(cc);
+  const std::string path = dir + "/classifier.pt";
+  save_classifier(path, net);
+  return path;
+}
+
+TEST(Trainer, GridsAndEvaluationEveryStepLeaveTrainingBitIdentical) {
+  const std::string busy = test::temp_dir("busy"), quiet = test::temp_dir("quiet");
+  TrainConfig a = test::tiny_config(busy);
+  a.steps = 3;
+  a.sample_every = 1;
+  a.eval_every = 1;
+  a.eval_n = 20;
+  a.classifier = tiny_classifier(busy);
+  const TrainResult ra = train(a);
+  TrainConfig b = test::tiny_config(quiet);
+  b.steps = 3;
+  b.sample_every = 0;  // a grid at the end only
+  b.checkpoint_every = 0;
+  const TrainResult rb = train(b);
+  expect_same_networks(ra.checkpoint, rb.checkpoint, a.model);
+  expect_same_losses(busy, quiet, 3);
+  // Evaluation ran at every step and its rows reached the log.
+  int64_t eval_rows = 0;
+  for (const auto& r : read_metrics(busy + "/metrics.jsonl"))
+    if (r.count("class_consistency") && r.count("fid_classifier")) ++eval_rows;
+  EXPECT_EQ(eval_rows, 3);
+  for (int64_t s = 1; s <= 3; ++s) EXPECT_TRUE(fs::exists(busy + "/samples/step_000000" + std::to_string(s) + ".png"));
+  EXPECT_FALSE(fs::exists(quiet + "/samples/step_0000001.png"));
+}
+
+TEST(Trainer, TwoDiscriminatorStepsPerGeneratorStep) {
+  const std::string dir = test::temp_dir("d_steps");
+  TrainConfig c = test::tiny_config(dir);
+  c.steps = 3;
+  c.d_steps = 2;
+  const TrainResult r = train(c);
+  TrainState state(c, torch::kCPU);
+  state.load(r.checkpoint);
+  // Each step reads d_steps fresh real batches; D's Adam stepped twice per G step.
+  EXPECT_EQ(state.data_position.epoch * 60000 + state.data_position.index, 3 * 2 * c.batch_size);
+  auto adam_steps = [](torch::optim::Adam& opt) {
+    int64_t n = -1;
+    for (const auto& kv : opt.state()) n = static_cast<torch::optim::AdamParamState&>(*kv.second).step();
+    return n;
+  };
+  EXPECT_EQ(adam_steps(*state.d_opt), 6);
+  EXPECT_EQ(adam_steps(*state.g_opt), 3);
+}
+
 void poison(torch::nn::Module& m) {
   torch::NoGradGuard no_grad;
   m.parameters().front().fill_(NAN);
+}
+
+TrainHooks one_hook(std::function<void(TrainState&)> fn) {
+  TrainHooks hooks;
+  hooks.push_back(make_callback_hook([fn](TrainState& s, RunContext&) { fn(s); }));
+  return hooks;
 }
 
 TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
@@ -85,13 +165,13 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   c.steps = 8;
   const std::string good = dir + "/checkpoints/step_0000002.pt";
   std::string before;
-  c.after_step = [&](int64_t step, torch::nn::Module& g, torch::nn::Module&) {
-    if (step != 3) return;
+  auto hooks = one_hook([&](TrainState& s) {
+    if (s.step != 3) return;
     before = test::file_contents(good);
-    poison(g);  // step 4's losses become NaN
-  };
+    poison(*s.g);  // step 4's losses become NaN
+  });
   try {
-    train(c);
+    train(c, std::move(hooks));
     FAIL() << "a NaN loss must stop training";
   } catch (const Error& e) {
     const std::string msg = e.what();
@@ -109,14 +189,13 @@ TEST(Trainer, NonFiniteWeightsAreNeverCheckpointed) {
   TrainConfig c = test::tiny_config(dir);
   c.steps = 8;
   // Step 4's losses are still finite, but the weights to be checkpointed at step 4 are not.
-  c.after_step = [](int64_t step, torch::nn::Module&, torch::nn::Module& d) {
-    if (step == 4) poison(d);
-  };
-  EXPECT_THROW(train(c), Error);
+  EXPECT_THROW(train(c, one_hook([](TrainState& s) {
+                 if (s.step == 4) poison(*s.d);
+               })),
+               Error);
   EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), dir + "/checkpoints/step_0000002.pt");
   EXPECT_FALSE(fs::exists(dir + "/checkpoints/step_0000004.pt"));
   // The run continues from the good checkpoint.
-  c.after_step = nullptr;
   c.resume = true;
   c.steps = 3;
   EXPECT_EQ(train(c).step, 3);
@@ -126,47 +205,17 @@ TEST(Trainer, SigintWritesACheckpointAndStopsCleanly) {
   const std::string dir = test::temp_dir("sigint");
   TrainConfig c = test::tiny_config(dir);
   c.steps = 50;
-  c.after_step = [](int64_t step, torch::nn::Module&, torch::nn::Module&) {
-    if (step == 3) std::raise(SIGINT);  // the trainer's handler only sets a flag
-  };
-  const TrainResult r = train(c);
+  const TrainResult r = train(c, one_hook([](TrainState& s) {
+                                if (s.step == 3) std::raise(SIGINT);  // the trainer's handler only sets a flag
+                              }));
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.step, 3);
   EXPECT_EQ(r.checkpoint, dir + "/checkpoints/step_0000003.pt");
   EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), r.checkpoint);
-  const TrainingState s = load_checkpoint(r.checkpoint, {}, false);
+  TrainState s(c, torch::kCPU);
+  s.load(r.checkpoint);
   EXPECT_EQ(s.step, 3);
-  EXPECT_EQ(s.data_position.index % 4, 0);  // three full batches of 4 consumed
-  EXPECT_EQ(s.data_position.epoch * 60000 + s.data_position.index, 12);
-}
-
-TEST(Checkpoint, AFailedWriteLeavesThePreviousFileIntact) {
-  const std::string dir = test::temp_dir("atomic");
-  const TrainConfig c = test::tiny_config(dir);
-  torch::manual_seed(0);
-  Generator g(c.model);
-  Discriminator d(c.model);
-  const std::string path = dir + "/ck.pt";
-  TrainingState s;
-  s.step = 7;
-  s.config_text = "first";
-  save_checkpoint(path, c.model, {g, d}, s);
-  const std::string before = test::file_contents(path);
-  // Make the write fail: a directory sits where the temporary file would go.
-  fs::create_directories(temporary_path_for(path));
-  s.step = 8;
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& p : g->parameters()) p.add_(1);
-  }
-  EXPECT_ANY_THROW(save_checkpoint(path, c.model, {g, d}, s));
-  EXPECT_EQ(test::file_contents(path), before);
-  const TrainingState r = load_checkpoint(path, {}, false);
-  EXPECT_EQ(r.step, 7);
-  EXPECT_EQ(r.config_text, "first");
-  EXPECT_THROW(load_checkpoint(dir + "/missing.pt", {}, false), CheckpointError);
-  std::ofstream(dir + "/garbage.pt") << "not a checkpoint";
-  EXPECT_THROW(load_checkpoint(dir + "/garbage.pt", {}, false), CheckpointError);
+  EXPECT_EQ(s.data_position.epoch * 60000 + s.data_position.index, 12);  // three full batches of 4 consumed
 }
 
 }  // namespace

@@ -1,0 +1,124 @@
+#include "gan/checkpoint/archive.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+CheckpointWriter::CheckpointWriter(int64_t format_version) {
+  archive_.write("format_version", torch::tensor(format_version));
+}
+
+void CheckpointWriter::put(const std::string& key, int64_t value) { archive_.write(key, torch::tensor(value)); }
+void CheckpointWriter::put(const std::string& key, double value) {
+  archive_.write(key, torch::tensor(value, torch::kDouble));
+}
+void CheckpointWriter::put(const std::string& key, const std::string& value) { archive_.write(key, c10::IValue(value)); }
+void CheckpointWriter::put(const std::string& key, const torch::Tensor& value) { archive_.write(key, value); }
+
+void CheckpointWriter::put_module(const std::string& key, torch::nn::Module& module) {
+  torch::serialize::OutputArchive sub;
+  module.save(sub);
+  archive_.write(key, sub);
+}
+
+void CheckpointWriter::put_optimizer(const std::string& key, torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive sub;
+  optimizer.save(sub);
+  archive_.write(key, sub);
+}
+
+void CheckpointWriter::save(const std::string& path) {
+  std::error_code ec;
+  fs::remove(completeness_marker_path(path), ec);  // the old marker must not vouch for the new file
+  write_atomically(path, [&](const std::string& tmp) { archive_.save_to(tmp); });
+  write_text_atomically(completeness_marker_path(path), std::to_string(fs::file_size(path)) + "\n");
+}
+
+CheckpointReader::CheckpointReader(const std::string& path, torch::Device device) : path_(path) {
+  if (!fs::is_regular_file(path)) throw CheckpointError(path + ": no such checkpoint file");
+  try {
+    archive_.load_from(path, device);
+  } catch (const c10::Error&) {
+    throw CheckpointError(path + ": not a readable HamGAN checkpoint (truncated or corrupt archive); " +
+                          "use an earlier checkpoint of the run");
+  }
+  torch::Tensor version;
+  if (!archive_.try_read("format_version", version))
+    throw CheckpointError(path + ": not a HamGAN checkpoint (no format_version)");
+  const int64_t v = version.item<int64_t>();
+  if (v > kCheckpointFormatVersion)
+    throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is newer than this hamgan reads (" +
+                          std::to_string(kCheckpointFormatVersion) + "); update hamgan");
+  if (v < kCheckpointFormatVersion)
+    throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is older than this hamgan reads (" +
+                          std::to_string(kCheckpointFormatVersion) + "); use the hamgan version that wrote it");
+}
+
+void CheckpointReader::missing(const std::string& key) const {
+  throw CheckpointError(path_ + ": checkpoint has no " + key + " (written by another tool or an incomplete save)");
+}
+
+bool CheckpointReader::has(const std::string& key) {
+  c10::IValue v;
+  return archive_.try_read(key, v);
+}
+
+torch::Tensor CheckpointReader::get_tensor(const std::string& key) {
+  torch::Tensor t;
+  if (!archive_.try_read(key, t)) missing(key);
+  return t;
+}
+
+int64_t CheckpointReader::get_int(const std::string& key) { return get_tensor(key).item<int64_t>(); }
+double CheckpointReader::get_double(const std::string& key) { return get_tensor(key).item<double>(); }
+
+std::string CheckpointReader::get_string(const std::string& key) {
+  c10::IValue v;
+  if (!archive_.try_read(key, v) || !v.isString()) missing(key);
+  return v.toStringRef();
+}
+
+bool CheckpointReader::has_module(const std::string& key) {
+  torch::serialize::InputArchive sub;
+  return archive_.try_read(key, sub);
+}
+
+void CheckpointReader::load_module(const std::string& key, torch::nn::Module& module) {
+  torch::serialize::InputArchive sub;
+  if (!archive_.try_read(key, sub)) missing(key);
+  try {
+    module.load(sub);
+  } catch (const c10::Error& e) {
+    throw CheckpointError(path_ + ": " + key + " does not match the configured model (" + e.what_without_backtrace() +
+                          "); use the run's own config");
+  }
+}
+
+void CheckpointReader::load_optimizer(const std::string& key, torch::optim::Optimizer& optimizer) {
+  torch::serialize::InputArchive sub;
+  if (!archive_.try_read(key, sub)) missing(key);
+  try {
+    optimizer.load(sub);
+  } catch (const c10::Error& e) {
+    throw CheckpointError(path_ + ": " + key + " does not match the configured optimiser (" +
+                          e.what_without_backtrace() + ")");
+  }
+}
+
+std::string completeness_marker_path(const std::string& checkpoint_path) { return checkpoint_path + ".done"; }
+
+bool checkpoint_is_complete(const std::string& checkpoint_path) {
+  std::error_code ec;
+  const auto size = fs::file_size(checkpoint_path, ec);
+  if (ec) return false;
+  std::ifstream in(completeness_marker_path(checkpoint_path));
+  unsigned long long recorded = 0;
+  return static_cast<bool>(in >> recorded) && recorded == size;
+}
+
+}  // namespace hamgan

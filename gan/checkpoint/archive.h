@@ -1,0 +1,60 @@
+#pragma once
+// One checkpoint file: a LibTorch archive of named values, modules and
+// optimisers, with a format version (style.md lesson 9, llm.c's discipline).
+// The writer saves to a temporary file, renames it into place and only then
+// writes the completeness marker `<file>.done` (the file's size), so a crash at
+// any moment leaves either the previous state or a complete new one, never a
+// file that looks complete but is not. The reader refuses a newer format with a
+// line naming both versions.
+#include <torch/torch.h>
+
+#include <string>
+
+namespace hamgan {
+
+// 2: the per-run noise stream, best score, run identity and every CUDA device's RNG state.
+inline constexpr int64_t kCheckpointFormatVersion = 2;
+
+class CheckpointWriter {
+ public:
+  // `format_version` other than the current one exists for tests of the reader.
+  explicit CheckpointWriter(int64_t format_version = kCheckpointFormatVersion);
+  void put(const std::string& key, int64_t value);
+  void put(const std::string& key, double value);
+  void put(const std::string& key, const std::string& value);
+  void put(const std::string& key, const torch::Tensor& value);
+  void put_module(const std::string& key, torch::nn::Module& module);
+  void put_optimizer(const std::string& key, torch::optim::Optimizer& optimizer);
+  // Atomically writes `path`, then its completeness marker.
+  void save(const std::string& path);
+
+ private:
+  torch::serialize::OutputArchive archive_;
+};
+
+class CheckpointReader {
+ public:
+  // Throws CheckpointError (one line) for a missing, unreadable or newer-format file.
+  explicit CheckpointReader(const std::string& path, torch::Device device = torch::kCPU);
+  bool has(const std::string& key);
+  int64_t get_int(const std::string& key);
+  double get_double(const std::string& key);
+  std::string get_string(const std::string& key);
+  torch::Tensor get_tensor(const std::string& key);
+  // Loads into a module or optimiser of the same structure; a mismatch is a CheckpointError.
+  void load_module(const std::string& key, torch::nn::Module& module);
+  void load_optimizer(const std::string& key, torch::optim::Optimizer& optimizer);
+  bool has_module(const std::string& key);
+  const std::string& path() const { return path_; }
+
+ private:
+  [[noreturn]] void missing(const std::string& key) const;
+  std::string path_;
+  torch::serialize::InputArchive archive_;
+};
+
+// The marker next to a checkpoint, and whether it is there and matches the file's size.
+std::string completeness_marker_path(const std::string& checkpoint_path);
+bool checkpoint_is_complete(const std::string& checkpoint_path);
+
+}  // namespace hamgan

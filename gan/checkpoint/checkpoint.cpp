@@ -1,0 +1,52 @@
+#include "gan/checkpoint/checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/rng.h"
+#include "core/errors.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+// --- networks --------------------------------------------------------------------------------
+int64_t load_checkpoint(const std::string& path, const CheckpointRefs& refs, bool restore_rng, torch::Device device) {
+  CheckpointReader reader(path, device);
+  // Holders are shared pointers: loading through a copy fills the caller's modules.
+  if (refs.g) reader.load_module("G", *refs.g.ptr());
+  if (refs.d) reader.load_module("D", *refs.d.ptr());
+  if (refs.g_ema) reader.load_module("G_ema", *refs.g_ema.ptr());
+  if (refs.g_opt) reader.load_optimizer("G_opt", *refs.g_opt);
+  if (refs.d_opt) reader.load_optimizer("D_opt", *refs.d_opt);
+  if (restore_rng) restore_rng_state(read_rng_state(reader));
+  return reader.get_int("step");
+}
+
+ModelConfig read_checkpoint_model_config(const std::string& path) {
+  CheckpointReader reader(path);
+  return model_config_from_text(reader.get_string("model_config"));
+}
+
+bool checkpoint_has_ema(const std::string& path) { return CheckpointReader(path).has_module("G_ema"); }
+
+void write_rng_state(CheckpointWriter& writer, const RngState& rng) {
+  writer.put("rng_cpu", rng.cpu);
+  writer.put("rng_cuda_devices", static_cast<int64_t>(rng.cuda.size()));
+  for (size_t i = 0; i < rng.cuda.size(); ++i) writer.put("rng_cuda_" + std::to_string(i), rng.cuda[i]);
+}
+
+RngState read_rng_state(CheckpointReader& reader) {
+  RngState rng;
+  rng.cpu = reader.get_tensor("rng_cpu");
+  const int64_t n = reader.get_int("rng_cuda_devices");
+  for (int64_t i = 0; i < n; ++i) rng.cuda.push_back(reader.get_tensor("rng_cuda_" + std::to_string(i)));
+  return rng;
+}
+
+}  // namespace hamgan

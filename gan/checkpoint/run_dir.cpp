@@ -1,0 +1,90 @@
+#include "gan/checkpoint/run_dir.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "core/atomic_file.h"
+#include "core/errors.h"
+#include "gan/checkpoint/archive.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+std::string checkpoint_file_name(int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "step_%07lld.pt", static_cast<long long>(step));
+  return buf;
+}
+
+std::vector<std::string> step_checkpoints(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("step_", 0) == 0 && e.path().extension() == ".pt" && e.is_regular_file()) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());  // zero-padded steps sort by name
+  return files;
+}
+
+namespace {
+
+// Complete (marker matches) and opens as a checkpoint of a format this build reads.
+bool is_good(const std::string& path) {
+  if (!checkpoint_is_complete(path)) return false;
+  try {
+    CheckpointReader reader(path);
+    return true;
+  } catch (const CheckpointError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string latest_checkpoint(const std::string& dir) {
+  std::string named;
+  {
+    std::ifstream in(fs::path(dir) / "latest");
+    if (in) std::getline(in, named);
+  }
+  const std::string pointed = named.empty() ? "" : (fs::path(dir) / named).string();
+  if (!pointed.empty() && is_good(pointed)) return pointed;
+  const auto files = step_checkpoints(dir);
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    if (!is_good(*it)) continue;
+    if (!pointed.empty())
+      std::cerr << "hamgan: warning: " << pointed << " (named by " << (fs::path(dir) / "latest").string()
+                << ") is missing, incomplete or unreadable; using " << *it << "\n";
+    return *it;
+  }
+  return "";
+}
+
+void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep) {
+  write_text_atomically((fs::path(dir) / "latest").string(), file_name + "\n");
+  const auto files = step_checkpoints(dir);
+  const int64_t excess = static_cast<int64_t>(files.size()) - std::max<int64_t>(keep, 1);
+  for (int64_t i = 0; i < excess; ++i) {
+    if (fs::path(files[static_cast<size_t>(i)]).filename() == file_name) continue;
+    std::error_code ec;
+    fs::remove(files[static_cast<size_t>(i)], ec);
+    fs::remove(completeness_marker_path(files[static_cast<size_t>(i)]), ec);
+  }
+}
+
+std::string resolve_checkpoint_path(const std::string& file_or_dir) {
+  if (fs::is_regular_file(file_or_dir)) return file_or_dir;
+  if (fs::is_directory(file_or_dir)) {
+    for (const auto& d : {fs::path(file_or_dir) / "checkpoints", fs::path(file_or_dir)}) {
+      const std::string p = latest_checkpoint(d.string());
+      if (!p.empty()) return p;
+    }
+    throw CheckpointError(file_or_dir + ": no good checkpoint in this directory (expected checkpoints/step_*.pt)");
+  }
+  throw CheckpointError(file_or_dir + ": no such checkpoint file or run directory");
+}
+
+}  // namespace hamgan

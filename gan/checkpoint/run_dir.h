@@ -1,0 +1,30 @@
+#pragma once
+// The checkpoint directory of a run (<run>/checkpoints/): step_<step>.pt files,
+// each with its completeness marker, and a `latest` file naming the newest
+// good one. Old step files beyond `keep` are pruned after a new one is marked,
+// so the last good checkpoint is never replaced by a later, possibly broken,
+// state. Files not named step_*.pt (e.g. a kept best checkpoint) are never pruned.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hamgan {
+
+std::string checkpoint_file_name(int64_t step);  // "step_0000500.pt"
+
+// Step files in `dir`, oldest first (complete or not).
+std::vector<std::string> step_checkpoints(const std::string& dir);
+
+// The newest good checkpoint of `dir`, or "" when it has none. `latest` is
+// trusted when it names a complete, readable file; otherwise the newest such
+// step file is used and one warning line naming both goes to stderr.
+std::string latest_checkpoint(const std::string& dir);
+
+// Points `latest` at `file_name` (atomically), then deletes all but the newest
+// `keep` step files and their markers (never `file_name` itself).
+void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep);
+
+// Accepts a checkpoint file, a run directory or its checkpoints/ directory; throws CheckpointError.
+std::string resolve_checkpoint_path(const std::string& file_or_dir);
+
+}  // namespace hamgan

@@ -1,0 +1,33 @@
+#include "gan/sample/checkpoint_source.h"
+
+#include "core/device.h"
+#include "gan/checkpoint/run_dir.h"
+#include "gan/sample/load_generator.h"
+#include "gan/sample/noise.h"
+#include "gan/sample/sampler.h"
+
+namespace hamgan {
+
+std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
+                                                    int64_t standing_stats, torch::Device device) {
+  const std::string file = resolve_checkpoint_path(path);
+  auto g = std::make_shared<Generator>(load_generator(file, /*use_ema=*/true, device, standing_stats, seed + 1));
+  const ModelConfig mc = (*g)->config();
+  auto noise = std::make_shared<const FixedNoise>(n, mc.z_dim, mc.num_classes, seed);
+  auto make = [g, noise](int64_t count, int64_t offset) {
+    const NoiseBatch b = noise->slice(offset, count);
+    return quantize_images(generate(*g, b.z, b.labels, count));
+  };
+  return make_callable_source(make, n, "generator " + file + " (EMA weights on " + device_name(device) + ", " +
+                                           std::to_string(n) + " class-balanced samples, seed " + std::to_string(seed) +
+                                           (standing_stats > 0 ? ", standing BN statistics over " + std::to_string(standing_stats) + " batches"
+                                                               : ", stored BN statistics") + ")");
+}
+
+CheckpointOpener checkpoint_opener(const std::string& device) {
+  return [device](const std::string& path, const SampleOptions& options) {
+    return open_checkpoint_source(path, options.n, options.seed, options.standing_stats, resolve_device(device));
+  };
+}
+
+}  // namespace hamgan

@@ -1,0 +1,27 @@
+#pragma once
+// Generator checkpoints as FID image sources (`hamgan fid RUN ...`, `hamgan
+// fid-stats RUN ...`): metrics streams images from an ImageSource and knows
+// nothing of generators, so the commands build this one and pass it down.
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+#include "metrics/fid.h"
+#include "metrics/image_source.h"
+
+namespace hamgan {
+
+// n class-balanced samples (image i gets class i mod K) from the EMA generator
+// of a checkpoint (a .pt file or a run directory), G on `device`. z is drawn
+// from `seed` up front, so any batch [offset, offset + count) is the same
+// whatever the batching; standing_stats: batches over which G's BN statistics
+// are recomputed first (0: the stored ones).
+std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
+                                                    int64_t standing_stats, torch::Device device);
+
+// The opener run_fid / run_fid_stats call for checkpoint inputs; `device` (auto,
+// cpu, cuda, cuda:N) is resolved only when a checkpoint is opened.
+CheckpointOpener checkpoint_opener(const std::string& device);
+
+}  // namespace hamgan

@@ -1,0 +1,45 @@
+#include "gan/sample/noise.h"
+
+#include "core/errors.h"
+#include "core/rng.h"
+
+namespace hamgan {
+
+torch::Tensor sample_z(int64_t n, int64_t z_dim, double truncation, at::Generator& gen) {
+  torch::Tensor z = torch::randn({n, z_dim}, gen);
+  if (truncation > 0) {
+    // Redraw out-of-range entries until none is left (truncated normal).
+    for (torch::Tensor bad = z.abs() > truncation; bad.any().item<bool>(); bad = z.abs() > truncation)
+      z = torch::where(bad, torch::randn({n, z_dim}, gen), z);
+  }
+  return z;
+}
+
+torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes) {
+  return torch::arange(offset, offset + count, torch::kInt64).remainder(num_classes);
+}
+
+FixedNoise::FixedNoise(int64_t n, int64_t z_dim, int64_t num_classes, uint64_t seed, double truncation,
+                       int64_t chunk) {
+  if (n < 0 || z_dim < 1 || num_classes < 1)
+    throw ConfigError("noise: need n >= 0, z_dim >= 1 and num_classes >= 1 (got " + std::to_string(n) + ", " +
+                      std::to_string(z_dim) + ", " + std::to_string(num_classes) + ")");
+  torch::manual_seed(seed);
+  at::Generator gen = make_cpu_generator(seed);
+  if (chunk <= 0 || chunk >= n) {
+    z_ = sample_z(n, z_dim, truncation, gen);
+  } else {
+    std::vector<torch::Tensor> parts;
+    for (int64_t i = 0; i < n; i += chunk) parts.push_back(sample_z(std::min(chunk, n - i), z_dim, truncation, gen));
+    z_ = torch::cat(parts);
+  }
+  labels_ = balanced_labels(0, n, num_classes);
+}
+
+NoiseBatch FixedNoise::slice(int64_t offset, int64_t count) const {
+  TORCH_CHECK(offset >= 0 && count >= 0 && offset + count <= size(), "FixedNoise: slice [", offset, ", ",
+              offset + count, ") outside ", size(), " images");
+  return {z_.slice(0, offset, offset + count), labels_.slice(0, offset, offset + count)};
+}
+
+}  // namespace hamgan

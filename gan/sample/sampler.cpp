@@ -1,0 +1,107 @@
+#include "gan/sample/sampler.h"
+
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/device.h"
+#include "core/errors.h"
+#include "core/progress.h"
+#include "data/hdf5_writer.h"
+#include "data/image_io.h"
+#include "gan/checkpoint/checkpoint.h"
+#include "gan/sample/load_generator.h"
+#include "metrics/image_source.h"
+#include "metrics/npz.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor& labels, int64_t batch_size) {
+  torch::NoGradGuard no_grad;
+  const auto device = g->parameters().front().device();
+  std::vector<torch::Tensor> out;
+  for (int64_t i = 0; i < z.size(0); i += batch_size) {
+    const int64_t j = std::min(z.size(0), i + batch_size);
+    out.push_back(g->forward(z.slice(0, i, j).to(device), labels.slice(0, i, j).to(device)).cpu());
+  }
+  return torch::cat(out);
+}
+
+// BigGAN-PyTorch's HDF5 layout (ecosystem.md §6.7), readable as a data set by `hamgan`:
+// imgs uint8 (N, C, H, W), labels int64 (N).
+static void write_hdf5(const std::string& path, const torch::Tensor& images, const torch::Tensor& labels,
+                       int64_t num_classes) {
+  write_atomically(path, [&](const std::string& tmp) {
+    const torch::Tensor img = images.contiguous();
+    const torch::Tensor lab = labels.to(torch::kLong).contiguous();
+    Hdf5Writer w(tmp, img.size(1), img.size(2), img.size(3));
+    w.append(img.data_ptr<uint8_t>(), lab.data_ptr<int64_t>(), img.size(0));
+    w.finish(num_classes);
+  });
+}
+
+static bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string run_sampling(const SampleConfig& cfg) {
+  if (cfg.n <= 0) throw ConfigError("sample: n must be positive");
+  if (cfg.batch_size <= 0) throw ConfigError("sample: batch_size must be positive");
+  if (cfg.out.empty()) throw ConfigError("sample: --out is required (DIR, FILE.png, FILE.npz or FILE.hdf5)");
+  if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
+  const torch::Device device = resolve_device(cfg.device);
+  const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint);
+  // Checked before loading, which recomputes the BN statistics.
+  const ModelConfig mc = read_checkpoint_model_config(ckpt);
+  if (cfg.class_label >= mc.num_classes)
+    throw ConfigError("sample: class " + std::to_string(cfg.class_label) + " is out of range; the model has " +
+                      std::to_string(mc.num_classes) + " classes (0.." + std::to_string(mc.num_classes - 1) + ")");
+  Generator g = load_generator(ckpt, !cfg.raw, device, cfg.standing_stats, cfg.seed);
+
+  const FixedNoise noise(cfg.n, mc.z_dim, mc.num_classes, cfg.seed, cfg.truncation);
+  const torch::Tensor& z = noise.z();
+  const torch::Tensor labels = cfg.class_label >= 0 ? torch::full({cfg.n}, cfg.class_label, torch::kLong) : noise.labels();
+
+  std::vector<torch::Tensor> parts;
+  {
+    if (!cfg.progress) ProgressBar::set_enabled(false);
+    ProgressBar bar("sample", cfg.n, "img");
+    for (int64_t i = 0; i < cfg.n; i += cfg.batch_size) {
+      const int64_t j = std::min(cfg.n, i + cfg.batch_size);
+      parts.push_back(generate(g, z.slice(0, i, j), labels.slice(0, i, j), cfg.batch_size));
+      bar.advance(j - i);
+    }
+    bar.finish();
+    if (!cfg.progress) ProgressBar::set_enabled(true);
+  }
+  const torch::Tensor images = torch::cat(parts);  // (N, C, H, W) float in [-1, 1]
+  const int64_t nrow = cfg.nrow > 0 ? cfg.nrow
+                       : (cfg.class_label < 0 && mc.num_classes <= 10) ? mc.num_classes
+                                                                        : 8;
+  const std::string weights = (cfg.raw || !checkpoint_has_ema(ckpt)) ? "raw G" : "EMA G";
+  const std::string what = std::to_string(cfg.n) + " samples (" + weights + ", " + ckpt + ")";
+  if (ends_with(cfg.out, ".npz")) {
+    write_npz(cfg.out, {{"x", to_uint8(images)}, {"y", labels}}, /*compressed=*/false);
+    return what + " -> " + cfg.out + " (x uint8 N×C×H×W, y int64)";
+  }
+  if (ends_with(cfg.out, ".hdf5") || ends_with(cfg.out, ".h5")) {
+    write_hdf5(cfg.out, to_uint8(images), labels, mc.num_classes);
+    return what + " -> " + cfg.out + " (imgs uint8 N×C×H×W, labels int64)";
+  }
+  if (ends_with(cfg.out, ".png")) {
+    save_png_grid(images, cfg.out, nrow);
+    return what + " -> grid " + cfg.out;
+  }
+  // A directory in ImageFolder layout (<class>/<index>.png), readable by `hamgan` and external evaluators.
+  const torch::Tensor u8 = to_uint8(images);
+  for (int64_t i = 0; i < cfg.n; ++i) {
+    char cls[16], name[32];
+    std::snprintf(cls, sizeof(cls), "%04lld", static_cast<long long>(labels[i].item<int64_t>()));
+    std::snprintf(name, sizeof(name), "%06lld.png", static_cast<long long>(i));
+    save_png(u8[i], (fs::path(cfg.out) / cls / name).string());
+  }
+  if (cfg.grid) save_png_grid(images, (fs::path(cfg.out) / "grid.png").string(), nrow);
+  return what + " -> " + cfg.out + "/<class>/<index>.png" + (cfg.grid ? " and grid.png" : "");
+}
+
+}  // namespace hamgan

@@ -1,0 +1,43 @@
+#pragma once
+// BigGAN's "standing statistics" (Brock et al. 2019, §3 / BigGAN-PyTorch's
+// accumulate_standing_stats). G's BN moving averages use the reference decay
+// 0.999 (architecture.md §1.6), so after a few thousand steps they still average
+// weights G has long left, and G_ema's are an average of those. Before sampling,
+// every conditional-BN layer's statistics are recomputed as the plain mean, over
+// `batches` forward passes of the current weights (random z, class-balanced
+// labels), of the batch statistics training would use. Only the BN layers run in
+// training mode: spectral norm's power iteration and the context blocks stay in
+// eval mode and keep their state.
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "gan/model/generator.h"
+
+namespace hamgan {
+
+// Batches used when a command does not say otherwise (BigGAN-PyTorch uses 16).
+constexpr int64_t kDefaultStandingBatches = 16;
+// Images per pass when sampling from a checkpoint (the training batch is not stored in it).
+constexpr int64_t kStandingBatchSize = 64;
+
+// Replaces g's BN running statistics; batches 0 leaves them as they are. The
+// global RNG is restored afterwards; z, labels and any eval-time randomness of
+// the blocks follow `seed`. Leaves g in eval mode.
+void accumulate_standing_stats(Generator& g, int64_t batches, int64_t batch_size, uint64_t seed);
+
+// Keeps a copy of a module's buffers and puts them back when it goes out of
+// scope: evaluation during training recomputes statistics on G_ema without
+// changing what training (and its checkpoints) carries on with.
+class BufferSnapshot {
+ public:
+  explicit BufferSnapshot(torch::nn::Module& module);
+  ~BufferSnapshot();
+  BufferSnapshot(const BufferSnapshot&) = delete;
+  BufferSnapshot& operator=(const BufferSnapshot&) = delete;
+
+ private:
+  std::vector<torch::Tensor> live_, saved_;
+};
+
+}  // namespace hamgan

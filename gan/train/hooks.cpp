@@ -1,0 +1,127 @@
+// The log, checkpoint and callback hooks; the grid and evaluation hooks are in
+// sample_hooks.cpp.
+#include "gan/train/hooks.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "gan/checkpoint/run_dir.h"
+#include "gan/train/stop_signal.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+
+RunContext::RunContext(const TrainConfig& c, int64_t resume_step)
+    : cfg(c), run_dir(c.run_dir), checkpoint_dir((fs::path(c.run_dir) / "checkpoints").string()),
+      log((fs::path(c.run_dir) / "metrics.jsonl").string(), resume_step) {
+  if (cfg.tensorboard) tb = std::make_unique<TensorBoardWriter>(run_dir);
+}
+
+Error divergence_error(const TrainState& state, const RunContext& run, const std::string& what) {
+  return Error("training diverged at step " + std::to_string(state.step) + " (" + what + "); last good checkpoint: " +
+               (run.last_checkpoint.empty() ? std::string("none") : run.last_checkpoint) +
+               " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
+}
+
+void save_checkpoint(TrainState& state, RunContext& run) {
+  if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
+  const std::string name = checkpoint_file_name(state.step);
+  const std::string path = (fs::path(run.checkpoint_dir) / name).string();
+  state.save(path);
+  mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+  run.last_checkpoint = path;
+}
+
+namespace {
+
+// Running means of the per-step numbers between two log rows, and the progress bar.
+class LogHook final : public TrainHook {
+ public:
+  explicit LogHook(const TrainConfig& cfg) : every_(cfg.log_every) {}
+  void after_step(TrainState& state, const StepValues& v, RunContext& run) override {
+    sum_.d_loss += v.d_loss, sum_.g_loss += v.g_loss, sum_.d_real += v.d_real, sum_.d_fake += v.d_fake;
+    ++steps_;
+    if (run.bar) {
+      char post[96];
+      std::snprintf(post, sizeof(post), "step %lld  d %.3f  g %.3f", static_cast<long long>(state.step), v.d_loss,
+                    v.g_loss);
+      run.bar->advance();
+      run.bar->set_postfix(post);
+    }
+    if (state.step % every_ != 0 && !run.last_step(state)) return;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double n = static_cast<double>(steps_), its = n / std::max(secs, 1e-9);
+    const TrainConfig& cfg = run.cfg;
+    const MetricRow row = {{"d_loss", sum_.d_loss / n}, {"g_loss", sum_.g_loss / n},
+                           {"d_real", sum_.d_real / n}, {"d_fake", sum_.d_fake / n},
+                           {"g_lr", cfg.g_lr},          {"d_lr", cfg.d_lr},
+                           {"it_per_s", its},           {"img_per_s", its * static_cast<double>(cfg.batch_size * cfg.d_steps)}};
+    run.log.append(state.step, row);
+    if (run.tb) {
+      for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);
+      run.tb->flush();
+    }
+    sum_ = StepValues{};
+    steps_ = 0;
+    start_ = std::chrono::steady_clock::now();
+  }
+
+ private:
+  int64_t every_;
+  StepValues sum_;
+  int64_t steps_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// At its interval, at the last step, and whenever a stop was requested.
+class CheckpointHook final : public TrainHook {
+ public:
+  explicit CheckpointHook(const TrainConfig& cfg) : every_(cfg.checkpoint_every) {}
+  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+    if ((every_ > 0 && state.step % every_ == 0) || run.stop_requested || run.last_step(state))
+      save_checkpoint(state, run);
+  }
+
+ private:
+  int64_t every_;
+};
+
+class StopHook final : public TrainHook {
+ public:
+  void after_step(TrainState&, const StepValues&, RunContext& run) override {
+    const bool local = training_stop_requested();
+    run.stop_requested = run.sync ? run.sync->any(local) : local;
+  }
+};
+
+class CallbackHook final : public TrainHook {
+ public:
+  explicit CallbackHook(std::function<void(TrainState&, RunContext&)> fn) : fn_(std::move(fn)) {}
+  void after_step(TrainState& state, const StepValues&, RunContext& run) override { fn_(state, run); }
+
+ private:
+  std::function<void(TrainState&, RunContext&)> fn_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainHook> make_log_hook(const TrainConfig& cfg) { return std::make_unique<LogHook>(cfg); }
+std::unique_ptr<TrainHook> make_stop_hook() { return std::make_unique<StopHook>(); }
+std::unique_ptr<TrainHook> make_checkpoint_hook(const TrainConfig& cfg) { return std::make_unique<CheckpointHook>(cfg); }
+std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, RunContext&)> fn) {
+  return std::make_unique<CallbackHook>(std::move(fn));
+}
+
+TrainHooks standard_hooks(const TrainConfig& cfg) {
+  TrainHooks hooks;
+  hooks.push_back(make_log_hook(cfg));
+  hooks.push_back(make_grid_hook(cfg));
+  hooks.push_back(make_eval_hook(cfg));
+  hooks.push_back(make_stop_hook());
+  hooks.push_back(make_checkpoint_hook(cfg));
+  return hooks;
+}
+
+}  // namespace hamgan

@@ -1,0 +1,65 @@
+#pragma once
+// Interval hooks around the training loop: each completed step is offered to
+// every hook in order (log row, sample grid, evaluation, checkpoint, ...), and
+// each decides itself whether its interval is due. Hooks that generate images
+// run under ScopedRngRestore, so no hook changes the training random stream: a
+// run with grids and evaluation every step trains exactly like one with none.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/progress.h"
+#include "gan/report/run_log.h"
+#include "gan/report/tensorboard.h"
+#include "gan/train/grad_sync.h"
+#include "gan/train/train_config.h"
+#include "gan/train/train_state.h"
+
+namespace hamgan {
+
+// The numbers of the step just completed, read once from the device.
+struct StepValues {
+  double d_loss = 0, g_loss = 0, d_real = 0, d_fake = 0;
+};
+
+// What the hooks of one run share.
+struct RunContext {
+  RunContext(const TrainConfig& cfg, int64_t resume_step);
+  const TrainConfig& cfg;
+  std::string run_dir, checkpoint_dir;
+  std::string last_checkpoint;  // newest checkpoint written or resumed from ("" before the first)
+  bool stop_requested = false;  // a stop signal arrived (on any rank): checkpoint this step, then end
+  GradSync* sync = nullptr;     // set by the loop
+  MetricsLog log;
+  std::unique_ptr<TensorBoardWriter> tb;  // null without cfg.tensorboard
+  std::unique_ptr<ProgressBar> bar;
+  bool last_step(const TrainState& state) const { return state.step >= cfg.steps; }
+};
+
+class TrainHook {
+ public:
+  virtual ~TrainHook() = default;
+  virtual void after_step(TrainState& state, const StepValues& values, RunContext& run) = 0;
+};
+using TrainHooks = std::vector<std::unique_ptr<TrainHook>>;
+
+// log row + bar, sample grid, evaluation, stop signal, checkpoint: the hooks of `hamgan train`, in that order.
+TrainHooks standard_hooks(const TrainConfig& cfg);
+
+std::unique_ptr<TrainHook> make_log_hook(const TrainConfig& cfg);
+std::unique_ptr<TrainHook> make_grid_hook(const TrainConfig& cfg);
+std::unique_ptr<TrainHook> make_eval_hook(const TrainConfig& cfg);
+std::unique_ptr<TrainHook> make_stop_hook();  // reads the stop-signal flag (agreed across ranks)
+std::unique_ptr<TrainHook> make_checkpoint_hook(const TrainConfig& cfg);
+// Calls `fn` after every step (tests use it to inject faults or stop requests).
+std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, RunContext&)> fn);
+
+// Writes the state as the checkpoint of its step and marks it latest; throws the
+// divergence error instead when a weight is non-finite (a broken state is never saved).
+void save_checkpoint(TrainState& state, RunContext& run);
+// "training diverged at step N (what); last good checkpoint: ... (continue from it with --resume ...)".
+Error divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
+
+}  // namespace hamgan

@@ -1,0 +1,32 @@
+#pragma once
+// What train() does before its first step: decide between a fresh run and a
+// resume, open the data, restore the state, and record the run's resolved
+// config and provenance in its directory.
+#include <memory>
+#include <string>
+
+#include "data/dataset.h"
+#include "data/loader.h"
+#include "gan/train/train_config.h"
+#include "gan/train/train_state.h"
+
+namespace hamgan {
+
+// The checkpoint to resume from, or "" for a fresh run. Throws ConfigError when
+// the run directory and cfg.resume disagree (checkpoints without --resume, or
+// --resume without checkpoints).
+std::string checkpoint_to_resume(const TrainConfig& cfg);
+
+// The training split at the model's resolution and channels; more classes than
+// the model has is a ConfigError naming the fix.
+std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg);
+
+LoaderOptions loader_options(const TrainConfig& cfg);
+
+// Loads `checkpoint` into `state` (configured learning rates win) and says so on stderr.
+void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);
+
+// <run>/config.toml (the resolved config) and <run>/provenance.json.
+void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed);
+
+}  // namespace hamgan

@@ -1,0 +1,109 @@
+// The hooks that generate images from the shown generator (G_ema, else G):
+// fixed-z sample grids and evaluation during training. Both recompute G's BN
+// statistics (standing statistics) on a snapshot of its buffers and run under
+// ScopedRngRestore, so neither changes what training does next.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "core/rng.h"
+#include "data/image_io.h"
+#include "gan/eval/evaluation.h"
+#include "gan/sample/sampler.h"
+#include "gan/sample/standing_stats.h"
+#include "gan/train/hooks.h"
+
+namespace hamgan {
+namespace fs = std::filesystem;
+namespace {
+
+Generator& shown_generator(TrainState& state) { return state.g_ema ? state.g_ema : state.g; }
+
+// Up to 10 evenly spaced classes, one row of 8 per class, with z fixed for the
+// whole run (and its resumptions).
+class GridHook final : public TrainHook {
+ public:
+  explicit GridHook(const TrainConfig& cfg) : every_(cfg.sample_every) {
+    const int64_t classes = std::min<int64_t>(cfg.model.num_classes, 10);
+    at::Generator gen = make_cpu_generator(cfg.seed + 12345);
+    z_ = sample_z(classes * kPerClass, cfg.model.z_dim, 0.0, gen);
+    std::vector<int64_t> labels;
+    for (int64_t k = 0; k < classes; ++k)
+      for (int64_t i = 0; i < kPerClass; ++i) labels.push_back(k * cfg.model.num_classes / classes);
+    y_ = torch::tensor(labels, torch::kLong);
+  }
+
+  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+    if (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state)) return;
+    ScopedRngRestore keep_rng;
+    Generator& g = shown_generator(state);
+    const bool was_training = g->is_training();
+    torch::Tensor images;
+    {
+      BufferSnapshot keep_buffers(*g);
+      accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, run.cfg.seed + 12346);
+      images = generate(g, z_, y_, 128);
+    }
+    g->train(was_training);
+    char name[40];
+    std::snprintf(name, sizeof(name), "step_%07lld.png", static_cast<long long>(state.step));
+    const std::string path = (fs::path(run.run_dir) / "samples" / name).string();
+    const torch::Tensor grid = make_grid(images, kPerClass);  // uint8 (C, H, W)
+    save_png(grid, path);
+    if (run.tb) {
+      std::ifstream in(path, std::ios::binary);
+      run.tb->add_image("samples", std::string(std::istreambuf_iterator<char>(in), {}), grid.size(1), grid.size(2),
+                        grid.size(0), state.step);
+      run.tb->flush();
+    }
+  }
+
+ private:
+  static constexpr int64_t kPerClass = 8;
+  int64_t every_;
+  torch::Tensor z_, y_;
+};
+
+// Class-consistency and classifier-feature FID; the best FID so far is kept in the state.
+class EvalHook final : public TrainHook {
+ public:
+  explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every) {}
+
+  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+    if (every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
+    ScopedRngRestore keep_rng;
+    const TrainConfig& c = run.cfg;
+    EvalSettings settings;
+    settings.classifier = c.classifier;
+    settings.dataset = c.dataset;
+    settings.resolution = c.model.resolution;
+    settings.image_channels = c.model.image_channels;
+    settings.n = c.eval_n;
+    settings.standing_stats = c.standing_stats;
+    settings.standing_batch_size = c.batch_size;
+    settings.seed = c.seed;
+    const MetricRow row = evaluate_during_training(shown_generator(state), settings);
+    if (row.empty()) return;
+    run.log.append(state.step, row);
+    std::ostringstream msg;
+    for (const auto& [k, v] : row) {
+      if (run.tb) run.tb->add_scalar("eval/" + k, v, state.step);
+      msg << " " << k << " " << v;
+      if (k == kBestMetric && (state.best.step < 0 || v < state.best.value)) state.best = {k, v, state.step};
+    }
+    if (run.tb) run.tb->flush();
+    std::cerr << "\ntrain: step " << state.step << ":" << msg.str() << "\n";
+  }
+
+ private:
+  static constexpr const char* kBestMetric = "fid_classifier";  // lower is better
+  int64_t every_;
+};
+
+}  // namespace
+
+std::unique_ptr<TrainHook> make_grid_hook(const TrainConfig& cfg) { return std::make_unique<GridHook>(cfg); }
+std::unique_ptr<TrainHook> make_eval_hook(const TrainConfig& cfg) { return std::make_unique<EvalHook>(cfg); }
+
+}  // namespace hamgan

@@ -1,0 +1,46 @@
+#pragma once
+// One training step in three small functions, shaped like BigGAN-PyTorch's
+// train_fns.GAN_training_function: d_step runs `d_steps` discriminator updates
+// on fresh real batches and generated images, g_step one generator update
+// through a frozen D, ema_step the EMA of G's weights. z and fake labels come
+// from the state's own noise stream; all values stay on the device.
+#include <torch/torch.h>
+
+#include <functional>
+
+#include "data/loader.h"
+#include "gan/train/grad_sync.h"
+#include "gan/train/losses.h"
+#include "gan/train/precision.h"
+#include "gan/train/train_state.h"
+
+namespace hamgan {
+
+// Device scalars of the last D update and the G update (no host sync).
+struct StepStats {
+  torch::Tensor d_loss, g_loss, d_real, d_fake;  // d_real/d_fake: mean D logits
+};
+
+struct StepConfig {
+  LossType loss = LossType::kHinge;
+  int64_t d_steps = 1;     // D updates per G update
+  int64_t batch_size = 64; // images per D and per G update
+  Precision precision;
+};
+
+struct EmaSchedule {
+  double decay = 0.9999;
+  int64_t start = 1000;  // G updates before which the EMA is a plain copy
+};
+
+using BatchSource = std::function<Batch()>;
+
+// z ~ N(0, I) (n, z_dim) and uniform fake labels (n,), drawn in that order from state.noise, on state.device.
+std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n);
+
+void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& cfg, GradSync& sync, StepStats& stats);
+void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats);
+// Uses state.step as the number of completed G updates.
+void ema_step(TrainState& state, const EmaSchedule& schedule);
+
+}  // namespace hamgan

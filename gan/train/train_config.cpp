@@ -1,0 +1,98 @@
+// The TrainConfig field table: validation, the resolved config text and its reader.
+#include "gan/train/train_config.h"
+
+#include <torch/torch.h>
+
+#include "core/device.h"
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+// Spelling only; whether the device exists is checked by validate() (resolve_device).
+std::string device_spelling(const std::string& v) {
+  const bool indexed = v.rfind("cuda:", 0) == 0 && v.size() > 5 &&
+                       v.find_first_not_of("0123456789", 5) == std::string::npos;
+  return v == "auto" || v == "cpu" || v == "cuda" || indexed ? "" : "must be auto, cpu, cuda or cuda:N";
+}
+
+// Model keys (through TrainConfig::model) then train keys: the order of the resolved file.
+FieldTable<TrainConfig> all_fields() {
+  auto t = nested_fields(model_config_fields(), &TrainConfig::model);
+  const auto& train = train_config_fields();
+  t.insert(t.end(), train.begin(), train.end());
+  return t;
+}
+
+}  // namespace
+
+const FieldTable<TrainConfig>& train_config_fields() {
+  using T = TrainConfig;
+  static const FieldTable<TrainConfig> table = {
+      // data
+      member_field(string_field("dataset", "IDX directory, image folder or .hdf5 file", not_empty()), &T::dataset),
+      make_field<T>(choice_field("dataset_split", {"train", "test"}, "IDX split"),
+                    [](const T& c) { return c.dataset_split; },
+                    [](T& c, const std::string& s) { c.dataset_split = s; }),
+      member_field(bool_field("flip", "Random horizontal flips of real images"), &T::flip),
+      member_field(int_field("workers", "Data decoding threads", at_least(1)), &T::workers),
+      // optimisation
+      member_field(int_field("batch_size", "Images per D and per G update", at_least(1)), &T::batch_size),
+      member_field(int_field("steps", "Total steps (d_steps D updates + 1 G update each)", at_least(0)), &T::steps),
+      member_field(float_field("g_lr", "Generator Adam learning rate", above(0)), &T::g_lr),
+      member_field(float_field("d_lr", "Discriminator Adam learning rate", above(0)), &T::d_lr),
+      member_field(float_field("beta1", "Adam beta1", in_range(0, 1)), &T::beta1),
+      member_field(float_field("beta2", "Adam beta2", in_range(0, 1)), &T::beta2),
+      member_field(float_field("adam_eps", "Adam epsilon", above(0)), &T::adam_eps),
+      member_field(int_field("d_steps", "D updates per G update", at_least(1)), &T::d_steps),
+      make_field<T>(choice_field("loss", {"hinge", "ns"}, "hinge | ns (non-saturating)"),
+                    [](const T& c) { return to_string(c.loss); },
+                    [](T& c, const std::string& s) { c.loss = parse_loss_type(s); }),
+      // EMA
+      member_field(bool_field("ema", "Keep an EMA of G's weights for samples and evaluation"), &T::ema),
+      member_field(float_field("ema_decay", "EMA decay", in_range(0, 1)), &T::ema_decay),
+      member_field(int_field("ema_start", "G updates before which the EMA copies G", at_least(0)), &T::ema_start),
+      // run
+      member_field(int_field("seed", "Seed of weights, noise, labels and data order", at_least(0)), &T::seed),
+      member_field(string_field("device", "auto | cpu | cuda | cuda:N", device_spelling), &T::device),
+      member_field(int_field("threads", "LibTorch CPU threads (0 = default)", at_least(0)), &T::threads),
+      member_field(string_field("run_dir", "Run directory (default runs/<config name>)", not_empty()), &T::run_dir),
+      member_field(int_field("log_every", "Steps between metrics rows", at_least(1)), &T::log_every),
+      member_field(int_field("sample_every", "Steps between sample grids (0: end only)", at_least(0)),
+                   &T::sample_every),
+      member_field(int_field("checkpoint_every", "Steps between checkpoints (0: end only)", at_least(0)),
+                   &T::checkpoint_every),
+      member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints),
+      member_field(int_field("eval_every", "Steps between class-consistency evaluations (0: off)", at_least(0)),
+                   &T::eval_every),
+      member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n),
+      member_field(int_field("standing_stats",
+                             "Batches to recompute G's BN statistics over before grids and evaluation "
+                             "(0: stored moving averages)",
+                             at_least(0)),
+                   &T::standing_stats),
+      member_field(string_field("classifier", "Fashion-MNIST classifier for evaluation (built if missing)"),
+                   &T::classifier),
+      member_field(bool_field("tensorboard", "Write TensorBoard event files into the run dir"), &T::tensorboard),
+  };
+  return table;
+}
+
+void TrainConfig::validate() const {
+  model.validate();
+  validate_fields("train", train_config_fields(), *this);
+  resolve_device(device);
+}
+
+std::string resolved_config_text(const TrainConfig& c) {
+  return "# resolved by hamgan train; reproduce with: hamgan train --config THIS_FILE\n" +
+         model_config_to_text(c.model) + fields_to_text(train_config_fields(), c);
+}
+
+TrainConfig train_config_from_text(const std::string& text) {
+  TrainConfig c;
+  fields_from_text("train", all_fields(), text, c);
+  return c;
+}
+
+}  // namespace hamgan

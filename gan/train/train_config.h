@@ -1,0 +1,74 @@
+#pragma once
+// Everything `hamgan train` needs, as one aggregate with defaults. The defaults
+// are the reference ImageNet recipe (architecture.md §1.1, §3.4): hinge loss,
+// Adam TTUR G 1e-4 / D 4e-4, betas (0, 0.999), 1 D step per G step; EMA as
+// BigGAN-PyTorch (decay 0.9999; §4.1). The TOML keys and CLI options carry the
+// same names as the fields; train_config_fields() is the one list of them.
+#include <cstdint>
+#include <string>
+
+#include "core/config_fields.h"
+#include "data/dataset.h"
+#include "gan/train/losses.h"
+#include "gan/model/model_config.h"
+#include "gan/sample/standing_stats.h"
+
+namespace hamgan {
+
+struct TrainConfig {
+  ModelConfig model;
+  // data
+  std::string dataset = kDefaultFashionMnistDir;  // IDX directory, image folder or .hdf5 file
+  std::string dataset_split = "train";            // IDX split: train | test
+  bool flip = false;                              // random horizontal flips (TF-GAN: none)
+  int64_t workers = 1;                            // data decoding threads
+  // optimisation
+  int64_t batch_size = 64;  // images per D and per G update
+  int64_t steps = 10000;    // total training steps; one step = d_steps D updates + 1 G update
+  double g_lr = 1e-4;       // generator Adam learning rate (TTUR)
+  double d_lr = 4e-4;       // discriminator Adam learning rate (TTUR)
+  double beta1 = 0.0;       // Adam beta1 (TF-GAN 0.0)
+  double beta2 = 0.999;     // Adam beta2 (TF default; SAGAN paper 0.9)
+  double adam_eps = 1e-8;   // Adam epsilon
+  int64_t d_steps = 1;      // D updates per G update
+  LossType loss = LossType::kHinge;
+  // EMA of G's weights (used for samples and evaluation)
+  bool ema = true;
+  double ema_decay = 0.9999;  // BigGAN-PyTorch default
+  int64_t ema_start = 1000;   // G updates before which the EMA is a plain copy
+  // run
+  uint64_t seed = 0;                 // seeds weights, noise, labels and data order
+  std::string device = "auto";       // auto | cpu | cuda | cuda:N
+  int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
+  std::string run_dir = "runs/train";
+  bool resume = false;               // continue from run_dir's latest checkpoint
+  int64_t log_every = 50;            // steps between metrics.jsonl/TensorBoard rows
+  int64_t sample_every = 1000;       // steps between sample grids (0 = only at the end)
+  int64_t checkpoint_every = 1000;   // steps between checkpoints (0 = only at the end)
+  int64_t keep_checkpoints = 2;      // newest checkpoint files kept (>= 1)
+  int64_t eval_every = 0;            // steps between class-consistency evaluations (0 = off)
+  int64_t eval_n = 1000;             // generated images per evaluation (class-balanced)
+  // Batches over which G's BN statistics are recomputed before grids and evaluation
+  // (gan/standing_stats.h); 0 = the stored moving averages.
+  int64_t standing_stats = kDefaultStandingBatches;
+  std::string classifier = "runs/classifier/fmnist_classifier.pt";  // for evaluation (Fashion-MNIST)
+  bool tensorboard = true;           // write TensorBoard event files into run_dir
+  bool progress = true;              // draw a progress bar
+
+  std::string config_text;  // resolved config (TOML); written to run_dir/config.toml and every checkpoint
+
+  void validate() const;  // throws ConfigError naming the key
+};
+
+// The train keys in order (model keys excluded; they are model_config_fields()). Run control
+// (resume, progress) and callbacks are not keys.
+const FieldTable<TrainConfig>& train_config_fields();
+
+// The complete resolved config as TOML: a comment line, the model keys, then the train keys.
+// `hamgan train --config FILE` with this text reproduces `c` (resume and progress aside).
+std::string resolved_config_text(const TrainConfig& c);
+// Reads resolved_config_text (or any flat file of model and train keys) onto the defaults;
+// unknown keys and bad values throw ConfigError naming the key.
+TrainConfig train_config_from_text(const std::string& text);
+
+}  // namespace hamgan

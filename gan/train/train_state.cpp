@@ -1,0 +1,116 @@
+#include "gan/train/train_state.h"
+
+#include <random>
+
+#include "core/errors.h"
+#include "core/rng.h"
+#include "gan/checkpoint/checkpoint.h"
+#include "gan/train/ema.h"
+
+namespace hamgan {
+namespace {
+
+torch::optim::Adam make_adam(torch::nn::Module& m, double lr, const TrainConfig& cfg) {
+  return torch::optim::Adam(m.parameters(),
+                            torch::optim::AdamOptions(lr).betas({cfg.beta1, cfg.beta2}).eps(cfg.adam_eps));
+}
+
+std::string random_run_id() {
+  std::random_device rd;
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%08x%08x", rd(), rd());
+  return buf;
+}
+
+bool finite(torch::nn::Module& m) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : m.parameters())
+    if (!torch::isfinite(p).all().item<bool>()) return false;
+  return true;
+}
+
+}  // namespace
+
+uint64_t noise_seed(uint64_t seed, int64_t rank) {
+  // splitmix64 of (seed, rank): unrelated to the weight stream seeded with `seed` itself.
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(rank + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t rank)
+    : model(cfg.model), device(device_), noise(make_cpu_generator(noise_seed(cfg.seed, rank))),
+      run_id(random_run_id()), config_text(cfg.config_text) {
+  torch::manual_seed(cfg.seed);
+  g = Generator(cfg.model);
+  d = Discriminator(cfg.model);
+  g->to(device);
+  d->to(device);
+  if (cfg.ema) {
+    g_ema = Generator(cfg.model);
+    g_ema->to(device);
+    ema_update(*g, *g_ema, 0.0);
+    g_ema->eval();
+  }
+  g_opt = std::make_unique<torch::optim::Adam>(make_adam(*g, cfg.g_lr, cfg));
+  d_opt = std::make_unique<torch::optim::Adam>(make_adam(*d, cfg.d_lr, cfg));
+}
+
+void TrainState::save(const std::string& path) {
+  CheckpointWriter w;
+  w.put("model_config", model_config_to_text(model));
+  w.put("config_text", config_text);
+  w.put("run_id", run_id);
+  w.put("step", step);
+  w.put("data_epoch", data_position.epoch);
+  w.put("data_index", data_position.index);
+  w.put("best_metric", best.metric);
+  w.put("best_value", best.value);
+  w.put("best_step", best.step);
+  write_rng_state(w, capture_rng_state());
+  {
+    std::lock_guard<std::mutex> lock(noise.mutex());
+    w.put("noise_rng", noise.get_state());
+  }
+  w.put_module("G", *g);
+  w.put_module("D", *d);
+  if (g_ema) w.put_module("G_ema", *g_ema);
+  w.put_optimizer("G_opt", *g_opt);
+  w.put_optimizer("D_opt", *d_opt);
+  w.save(path);
+}
+
+void TrainState::load(const std::string& path) {
+  CheckpointReader r(path, device);
+  if (model_config_to_text(model_config_from_text(r.get_string("model_config"))) != model_config_to_text(model))
+    throw CheckpointError(path + ": the configured model differs from the checkpoint's; resume with the run's own config");
+  if (!g_ema && r.has_module("G_ema"))
+    throw CheckpointError(path + ": the checkpoint has an EMA generator but ema = false; resume with the run's own config");
+  r.load_module("G", *g);
+  r.load_module("D", *d);
+  if (g_ema) r.load_module("G_ema", *g_ema);
+  r.load_optimizer("G_opt", *g_opt);
+  r.load_optimizer("D_opt", *d_opt);
+  config_text = r.get_string("config_text");
+  run_id = r.get_string("run_id");
+  step = r.get_int("step");
+  data_position.epoch = r.get_int("data_epoch");
+  data_position.index = r.get_int("data_index");
+  best.metric = r.get_string("best_metric");
+  best.value = r.get_double("best_value");
+  best.step = r.get_int("best_step");
+  restore_rng_state(read_rng_state(r));
+  const torch::Tensor noise_state = r.get_tensor("noise_rng");
+  std::lock_guard<std::mutex> lock(noise.mutex());
+  noise.set_state(noise_state.cpu());
+}
+
+void TrainState::set_learning_rates(double g_lr, double d_lr) {
+  for (auto& group : g_opt->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(g_lr);
+  for (auto& group : d_opt->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(d_lr);
+}
+
+bool TrainState::all_finite() const { return finite(*g.ptr()) && finite(*d.ptr()); }
+
+}  // namespace hamgan

@@ -1,0 +1,62 @@
+#pragma once
+// Everything a resume needs, in one object that saves and loads itself: G, D,
+// G_ema, both Adam optimisers, the step, the data loader's position, the global
+// RNG states (the Hamburger's random bases draw from them), the per-run noise
+// stream for z and fake labels, the best evaluation score so far and the run's
+// identity. One checkpoint file holds one TrainState (gan/checkpoint/archive.h).
+//
+// Two random streams, on purpose: the weights are initialised from the global
+// generator seeded with `seed` (identical on every rank of a data-parallel
+// run), while z and fake labels come from `noise`, seeded from (seed, rank), so
+// each rank can draw its own.
+#include <torch/torch.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "data/loader.h"
+#include "gan/model/discriminator.h"
+#include "gan/model/generator.h"
+#include "gan/train/train_config.h"
+
+namespace hamgan {
+
+struct BestScore {
+  std::string metric;  // e.g. "fid_classifier"; "" until an evaluation ran
+  double value = std::numeric_limits<double>::quiet_NaN();
+  int64_t step = -1;
+};
+
+// The seed of a rank's noise stream: distinct from the weight seed and per rank.
+uint64_t noise_seed(uint64_t seed, int64_t rank);
+
+class TrainState {
+ public:
+  // Fresh networks (weights from the global generator seeded with cfg.seed) and
+  // optimisers on `device`; G_ema starts as a copy of G when cfg.ema.
+  TrainState(const TrainConfig& cfg, torch::Device device, int64_t rank = 0);
+
+  // Atomic write with completeness marker; load restores every member and the
+  // global RNG states. load throws CheckpointError when the file's model differs.
+  void save(const std::string& path);
+  void load(const std::string& path);
+
+  // Learning rates of both optimisers (configured values win over stored ones on resume).
+  void set_learning_rates(double g_lr, double d_lr);
+  bool all_finite() const;  // every parameter of G and D
+
+  ModelConfig model;
+  torch::Device device;
+  Generator g{nullptr}, g_ema{nullptr};  // g_ema null without EMA
+  Discriminator d{nullptr};
+  std::unique_ptr<torch::optim::Adam> g_opt, d_opt;
+  int64_t step = 0;              // completed steps
+  LoaderPosition data_position;  // where the loader continues
+  at::Generator noise;           // z and fake labels (CPU, so CPU and CUDA runs draw the same)
+  BestScore best;
+  std::string run_id;       // random at creation, kept across resumes
+  std::string config_text;  // the resolved config the run was started with
+};
+
+}  // namespace hamgan

@@ -1,0 +1,85 @@
+#include "gan/train/trainer.h"
+
+#include <cmath>
+#include <iostream>
+
+#include "core/device.h"
+#include "gan/train/grad_sync.h"
+#include "gan/train/run_setup.h"
+#include "gan/train/steps.h"
+
+namespace hamgan {
+namespace {
+
+int64_t count_parameters(torch::nn::Module& m) {
+  int64_t n = 0;
+  for (const auto& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+// The step's numbers on the host; a non-finite loss ends the run here.
+StepValues read_values(const StepStats& s, const TrainState& state, const RunContext& run) {
+  const torch::Tensor nums = torch::stack({s.d_loss, s.g_loss, s.d_real, s.d_fake}).to(torch::kCPU, torch::kDouble);
+  const double* v = nums.data_ptr<double>();
+  if (!std::isfinite(v[0]) || !std::isfinite(v[1]))
+    throw divergence_error(state, run, "d_loss " + json_number(v[0]) + ", g_loss " + json_number(v[1]));
+  return {v[0], v[1], v[2], v[3]};
+}
+
+}  // namespace
+
+TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
+  cfg.validate();
+  const torch::Device device = resolve_device(cfg.device);
+  if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  const std::string resume_from = checkpoint_to_resume(cfg);
+  auto dataset = open_training_data(cfg);
+  TrainState state(cfg, device);
+  if (!resume_from.empty()) resume_state(state, cfg, resume_from);
+  write_run_files(cfg, state, !resume_from.empty());
+  std::cerr << "train: " << dataset->describe() << "; device " << device << "; G " << count_parameters(*state.g)
+            << " parameters, D " << count_parameters(*state.d) << "; run dir " << cfg.run_dir << "\n";
+
+  RunContext run(cfg, resume_from.empty() ? -1 : state.step);
+  run.last_checkpoint = resume_from;
+  TrainResult result;
+  result.checkpoint = resume_from;
+  if (state.step >= cfg.steps) {
+    std::cerr << "train: already at step " << state.step << " of " << cfg.steps << "; nothing to do\n";
+    result.step = state.step;
+    return result;
+  }
+  DataLoader loader(dataset, loader_options(cfg), state.data_position);
+  TrainHooks hooks = std::move(extra_hooks);
+  for (auto& h : standard_hooks(cfg)) hooks.push_back(std::move(h));
+  const StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, Precision{}};
+  const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
+  NoSync sync;
+  run.sync = &sync;
+  StopSignalGuard signals;
+  ProgressEnabledScope progress(cfg.progress);
+  run.bar = std::make_unique<ProgressBar>("train", cfg.steps - state.step, "step");
+  state.g->train();
+  state.d->train();
+  while (state.step < cfg.steps) {
+    StepStats stats;
+    d_step(state, [&] { return loader.next(); }, step_cfg, sync, stats);
+    g_step(state, step_cfg, sync, stats);
+    ++state.step;
+    state.data_position = loader.position();
+    ema_step(state, ema);
+    const StepValues values = read_values(stats, state, run);
+    for (auto& hook : hooks) hook->after_step(state, values, run);
+    if (run.stop_requested) {
+      result.interrupted = true;
+      break;
+    }
+  }
+  run.bar->finish();
+  if (run.tb) run.tb->flush();
+  result.step = state.step;
+  result.checkpoint = run.last_checkpoint;
+  return result;
+}
+
+}  // namespace hamgan

@@ -1,0 +1,26 @@
+#pragma once
+// `hamgan train` (architecture.md §1.8): per step, d_steps discriminator
+// updates, one generator update and the EMA update (gan/train/steps.h), then
+// the interval hooks (gan/train/hooks.h): log row, sample grid, evaluation,
+// checkpoint. SIGINT/SIGTERM checkpoint and stop; a non-finite loss stops the
+// run without touching the last good checkpoint.
+#include <string>
+
+#include "gan/train/hooks.h"
+#include "gan/train/stop_signal.h"
+#include "gan/train/train_config.h"
+
+namespace hamgan {
+
+struct TrainResult {
+  int64_t step = 0;          // completed steps
+  std::string checkpoint;    // the last checkpoint written (or resumed from)
+  bool interrupted = false;  // stopped by SIGINT/SIGTERM
+};
+
+// Runs (or resumes) training into cfg.run_dir. `extra_hooks` run after each
+// step before the standard ones. Divergence throws hamgan::Error naming the
+// step and the last good checkpoint.
+TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks = {});
+
+}  // namespace hamgan

@@ -1,0 +1,77 @@
+// The TrainConfig field table: the resolved config text and per-key validation.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/errors.h"
+#include "gan/train/train_config.h"
+#include "modules/ham_block.h"
+#include "train_test_util.h"
+
+namespace hamgan {
+namespace {
+
+TEST(TrainConfig, ResolvedTextReadsBackToTheSameConfig) {
+  TrainConfig c = test::tiny_config("runs/x");
+  c.loss = LossType::kNonSaturating;
+  c.g_lr = 3e-5;
+  c.flip = true;
+  c.seed = 17;
+  c.dataset = "data/a \"b\".hdf5";
+  const std::string text = resolved_config_text(c);
+  EXPECT_EQ(text.rfind("# resolved by hamgan train", 0), 0u) << text;
+  EXPECT_LT(text.find("\nham_rank = 2\n"), text.find("\nbatch_size = 4\n")) << text;  // model keys first
+  EXPECT_NE(text.find("\ng_lr = 3e-05\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nloss = \"ns\"\n"), std::string::npos) << text;
+  const TrainConfig r = train_config_from_text(text);
+  EXPECT_EQ(resolved_config_text(r), text);
+  EXPECT_EQ(r.loss, LossType::kNonSaturating);
+  EXPECT_DOUBLE_EQ(r.g_lr, 3e-5);
+  EXPECT_TRUE(r.flip);
+  EXPECT_EQ(r.seed, 17u);
+  EXPECT_EQ(r.dataset, c.dataset);
+  EXPECT_EQ(r.model.g_block.name, "ham");
+  EXPECT_EQ(parse_ham_options(r.model.d_context()).rank, 2);
+  EXPECT_EQ(r.run_dir, "runs/x");
+}
+
+TEST(TrainConfig, ValidationNamesTheKey) {
+  auto expect_key = [](const std::string& key, auto mutate) {
+    TrainConfig c = test::tiny_config("runs/x");
+    mutate(c);
+    try {
+      c.validate();
+      ADD_FAILURE() << "accepted bad " << key;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  };
+  expect_key("batch_size", [](TrainConfig& c) { c.batch_size = 0; });
+  expect_key("steps", [](TrainConfig& c) { c.steps = -1; });
+  expect_key("beta1", [](TrainConfig& c) { c.beta1 = 1.0; });
+  expect_key("g_lr", [](TrainConfig& c) { c.g_lr = 0; });
+  expect_key("ema_decay", [](TrainConfig& c) { c.ema_decay = -0.5; });
+  expect_key("keep_checkpoints", [](TrainConfig& c) { c.keep_checkpoints = 0; });
+  expect_key("dataset_split", [](TrainConfig& c) { c.dataset_split = "val"; });
+  expect_key("run_dir", [](TrainConfig& c) { c.run_dir = ""; });
+  expect_key("device", [](TrainConfig& c) { c.device = "gpu"; });
+  expect_key("ham_train_steps", [](TrainConfig& c) { c.model.block_options["ham_train_steps"] = "0"; });
+  EXPECT_NO_THROW(test::tiny_config("runs/x").validate());
+}
+
+TEST(TrainConfig, EveryStructKeyIsInTheResolvedText) {
+  // Model keys, then train keys; run control stays out.
+  const std::string text = resolved_config_text(TrainConfig{});
+  for (const char* key : {"resolution", "g_block", "ham_init", "dataset", "dataset_split", "flip", "workers",
+                          "batch_size", "steps", "g_lr", "d_lr", "beta1", "beta2", "adam_eps", "d_steps", "loss",
+                          "ema", "ema_decay", "ema_start", "seed", "device", "threads", "run_dir", "log_every",
+                          "sample_every", "checkpoint_every", "keep_checkpoints", "eval_every", "eval_n",
+                          "standing_stats", "classifier", "tensorboard"})
+    EXPECT_NE(text.find("\n" + std::string(key) + " = "), std::string::npos) << key;
+  EXPECT_EQ(text.find("resume"), std::string::npos);
+  EXPECT_EQ(text.find("progress"), std::string::npos);
+  EXPECT_NE(text.find("\nbeta1 = 0.0\n"), std::string::npos) << text;  // floats stay floats in TOML
+}
+
+}  // namespace
+}  // namespace hamgan
