@@ -18,15 +18,18 @@ AttentionBaseImpl::AttentionBaseImpl(int64_t channels_, int64_t qk_channels) : c
   sigma = register_parameter("sigma", torch::zeros({}));  // sigma_ratio, init 0 → identity at init
 }
 
-AttentionBaseImpl::Projections AttentionBaseImpl::project(const torch::Tensor& x, const char* block) {
-  if (x.dim() != 4 || x.size(1) != channels || x.size(2) % 2 || x.size(3) % 2 || x.size(2) < 2 || x.size(3) < 2)
+AttentionBaseImpl::Projections AttentionBaseImpl::project(const torch::Tensor& x, const char* block, bool pooled) {
+  const bool odd = pooled && (x.dim() != 4 || x.size(2) % 2 || x.size(3) % 2 || x.size(2) < 2 || x.size(3) < 2);
+  if (x.dim() != 4 || x.size(1) != channels || odd)
     throw ModelError(std::string("context block ") + block + ": expected (N, " + std::to_string(channels) +
-                     ", H, W) with even H and W, got " + c10::str(x.sizes()));
+                     (pooled ? ", H, W) with even H and W, got " : ", H, W), got ") + c10::str(x.sizes()));
   const int64_t b = x.size(0), n = x.size(2) * x.size(3);
+  const int64_t keys = pooled ? n / 4 : n;
+  auto pool = [pooled](const torch::Tensor& t) { return pooled ? torch::max_pool2d(t, {2, 2}, {2, 2}) : t; };
   Projections p;
-  p.q = theta->forward(x).reshape({b, -1, n});                                          // (B, C/8, N)
-  p.k = torch::max_pool2d(phi->forward(x), {2, 2}, {2, 2}).reshape({b, -1, n / 4});  // (B, C/8, N/4)
-  p.v = torch::max_pool2d(g->forward(x), {2, 2}, {2, 2}).reshape({b, -1, n / 4});    // (B, C/2, N/4)
+  p.q = theta->forward(x).reshape({b, -1, n});         // (B, C/8, N)
+  p.k = pool(phi->forward(x)).reshape({b, -1, keys});  // (B, C/8, keys)
+  p.v = pool(g->forward(x)).reshape({b, -1, keys});    // (B, C/2, keys)
   return p;
 }
 
@@ -44,25 +47,34 @@ int64_t checked_attention_channels(int64_t channels, int64_t multiple, const cha
   return channels;
 }
 
-SelfAttentionImpl::SelfAttentionImpl(int64_t channels_)
-    : AttentionBaseImpl(checked_attention_channels(channels_, 8, "sa"), channels_ / 8) {}
+SelfAttentionImpl::SelfAttentionImpl(int64_t channels_, bool pooled_)
+    : AttentionBaseImpl(checked_attention_channels(channels_, 8, pooled_ ? "sa" : "sa_dense"), channels_ / 8),
+      pooled(pooled_) {}
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor&) {
-  const auto p = project(x, "sa");
-  // A = softmax over the N/4 keys of θᵀφ, no 1/√d scale (§1.5 step 3).
-  const auto attn = torch::softmax(p.q.transpose(1, 2).bmm(p.k), -1);  // (B, N, N/4)
+  const auto p = project(x, pooled ? "sa" : "sa_dense", pooled);
+  // A = softmax over the keys (N/4 pooled, N dense) of θᵀφ, no 1/√d scale (§1.5 step 3).
+  const auto attn = torch::softmax(p.q.transpose(1, 2).bmm(p.k), -1);  // (B, N, keys)
   const auto out = p.v.bmm(attn.transpose(1, 2));                        // (B, C/2, N)
   // Row-major (h·W + w) flattening both ways, as the reference (§1.12).
   return finish(x, out.view({x.size(0), channels / 2, x.size(2), x.size(3)}));
 }
 
 std::string SelfAttentionImpl::describe() const {
-  return "sa(C=" + std::to_string(channels) + ", qk=" + std::to_string(channels / 8) +
-         ", v=" + std::to_string(channels / 2) + ", pooled keys)";
+  return std::string(pooled ? "sa" : "sa_dense") + "(C=" + std::to_string(channels) +
+         ", qk=" + std::to_string(channels / 8) + ", v=" + std::to_string(channels / 2) +
+         (pooled ? ", pooled keys)" : ", all keys)");
 }
 
 ContextBlock make_sa_block(const ContextOptions&, int64_t channels) {
   return std::make_shared<SelfAttentionImpl>(channels);
+}
+
+// SAGAN's channel split with all n keys (the non-local product of Wang et al.). The Hamburger
+// paper's Table 3 "SA" is also unpooled but keeps C channels in θ, φ, g (4C² weights, not
+// ≈1.25·C²); docs/modules.md.
+ContextBlock make_sa_dense_block(const ContextOptions&, int64_t channels) {
+  return std::make_shared<SelfAttentionImpl>(channels, /*pooled=*/false);
 }
 
 }  // namespace hamgan

@@ -23,21 +23,27 @@ class AttentionBaseImpl : public ContextBlockImpl {
  protected:
   struct Projections {
     torch::Tensor q;  // (B, C/8, H·W)
-    torch::Tensor k;  // (B, C/8, H·W/4), 2×2 max-pooled
-    torch::Tensor v;  // (B, C/2, H·W/4), 2×2 max-pooled
+    torch::Tensor k;  // (B, C/8, H·W/4), 2×2 max-pooled; (B, C/8, H·W) unpooled
+    torch::Tensor v;  // (B, C/2, H·W/4), 2×2 max-pooled; (B, C/2, H·W) unpooled
   };
-  // Checks x is (B, C, H, W) with even H, W, then applies θ, φ, g (+ pooling).
-  Projections project(const torch::Tensor& x, const char* block);
+  // Checks x is (B, C, H, W) (with even H, W when pooled), then applies θ, φ, g (+ pooling).
+  Projections project(const torch::Tensor& x, const char* block, bool pooled = true);
   // x + σ · o(attended), attended: (B, C/2, H, W).
   torch::Tensor finish(const torch::Tensor& x, const torch::Tensor& attended);
 };
 
+// pooled = true: SAGAN's block ("sa"), keys and values 2×2 max-pooled (N/4 keys).
+// pooled = false: the plain non-local product over all N keys ("sa_dense"), any H, W.
 class SelfAttentionImpl : public AttentionBaseImpl {
  public:
-  explicit SelfAttentionImpl(int64_t channels);
+  explicit SelfAttentionImpl(int64_t channels, bool pooled = true);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
   std::string describe() const override;
+  bool pooled;
 };
+
+// Registry factory for "sa_dense": SelfAttentionImpl without the key/value pooling.
+ContextBlock make_sa_dense_block(const ContextOptions& options, int64_t channels);
 
 // Implementation of the YLG attention product; both give the same result
 // (up to exp(−1000) terms, see docs/modules.md).

@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/errors.h"
+#include "modules/ea_block.h"
 #include "modules/memory_meter.h"
 
 namespace hamgan {
@@ -98,11 +99,12 @@ std::string human_bytes(int64_t b) {
 int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) {
   const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
   if (o.name == "none") return 0;
-  if (o.name == "sa" || o.name == "ylg") {
-    // §1.5: θ, φ (C→C/8), g (C→C/2), out (C/2→C) 1×1 convs over n positions; logits (n × n/4 × C/8)
-    // and A·g (n × n/4 × C/2). YLG (§2.2) is counted as the reference's dense masked product:
-    // 8 heads partition the same channels, so the count equals SA's.
-    const int64_t keys = (shape.at(2) / 2) * (shape.at(3) / 2);
+  if (o.name == "sa" || o.name == "ylg" || o.name == "sa_dense") {
+    // §1.5: θ, φ (C→C/8), g (C→C/2), out (C/2→C) 1×1 convs over n positions; logits (n × keys × C/8)
+    // and A·g (n × keys × C/2), keys = n/4 after the 2×2 pooling, n for sa_dense. YLG (§2.2) is
+    // counted as the reference's dense masked product: 8 heads partition the same channels, so
+    // the count equals SA's.
+    const int64_t keys = o.name == "sa_dense" ? n : (shape.at(2) / 2) * (shape.at(3) / 2);
     return batch * (n * c * (c / 8) * 2 + n * c * (c / 2) * 2 + n * keys * (c / 8) + n * keys * (c / 2));
   }
   if (o.name == "ham") {
@@ -126,6 +128,15 @@ int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) 
     // or with CBN the reconstruction D Cᵀ (d·r·n) and the 1×1 conv (d·C·n).
     const int64_t upper = o.num_classes > 0 ? d * r * n + d * c * n : c * d * r + c * r * n;
     return batch * (n * c * d + ham + upper);
+  }
+  if (o.name == "ea") {
+    // What forward() runs. One head: the folded maps M_k·W_q (S × C) and W_o·M_v (C × S), 2·S·C²
+    // once per forward, then logits and output 2·n·S·C per sample. Several heads: q and o
+    // (2·n·C²) plus the shared memories on every head (2·n·S·C), i.e. 2nC(C + S) per sample.
+    const EaOptions e = parse_ea_options(o);
+    const int64_t s = e.memory;
+    if (e.heads == 1) return batch * 2 * n * s * c + 2 * s * c * c;
+    return batch * 2 * n * c * (c + s);
   }
   return -1;  // unknown block: not counted
 }

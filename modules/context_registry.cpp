@@ -6,8 +6,10 @@
 #include <utility>
 
 #include "core/errors.h"
+#include "modules/attention.h"
 #include "modules/builtin_blocks.h"
 #include "modules/context_block.h"
+#include "modules/ea_block.h"
 #include "modules/ham_block.h"
 
 namespace hamgan {
@@ -32,6 +34,8 @@ Registry& registry() {
         {"sa", make_sa_block, {}},
         {"ylg", make_ylg_block, {}},
         {"ham", make_ham_block, ham_block_options()},
+        {"sa_dense", make_sa_dense_block, {}},
+        {"ea", make_ea_block, ea_block_options()},
     };
     return reg;
   }();
