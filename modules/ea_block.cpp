@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "modules/block_options.h"
 
 namespace hamgan {
 namespace {
@@ -48,28 +49,14 @@ const FieldTable<EaOptions>& ea_option_table() {
   return table;
 }
 
-std::vector<FieldSpec> ea_block_options() {
-  std::vector<FieldSpec> specs;
-  for (const auto& f : ea_option_table()) specs.push_back(f.spec);
-  return specs;
-}
+std::vector<FieldSpec> ea_block_options() { return option_specs(ea_option_table()); }
 
 EaOptions parse_ea_options(const ContextOptions& o) {
-  EaOptions e;
-  for (const auto& f : ea_option_table()) {
-    std::string v = o.value(f.spec.key);
-    check_field("ea", f.spec, v);
-    f.set(e, v);
-  }
-  return e;
+  return parse_block_options("ea", ea_option_table(), o);
 }
 
 ContextOptions ea_context_options(const EaOptions& e, int64_t num_classes) {
-  ContextOptions o;
-  o.name = "ea";
-  o.num_classes = num_classes;
-  for (const auto& f : ea_option_table()) o.values[f.spec.key] = f.get(e);
-  return o;
+  return block_context_options("ea", ea_option_table(), e, num_classes);
 }
 
 torch::Tensor ea_double_normalize(const torch::Tensor& logits) {

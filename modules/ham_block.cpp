@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "modules/block_options.h"
 
 namespace hamgan {
 namespace {
@@ -66,28 +67,14 @@ const FieldTable<HamOptions>& ham_option_table() {
   return table;
 }
 
-std::vector<FieldSpec> ham_block_options() {
-  std::vector<FieldSpec> specs;
-  for (const auto& f : ham_option_table()) specs.push_back(f.spec);
-  return specs;
-}
+std::vector<FieldSpec> ham_block_options() { return option_specs(ham_option_table()); }
 
 HamOptions parse_ham_options(const ContextOptions& o) {
-  HamOptions h;
-  for (const auto& f : ham_option_table()) {
-    std::string v = o.value(f.spec.key);
-    check_field("ham", f.spec, v);
-    f.set(h, v);
-  }
-  return h;
+  return parse_block_options("ham", ham_option_table(), o);
 }
 
 ContextOptions ham_context_options(const HamOptions& h, int64_t num_classes) {
-  ContextOptions o;
-  o.name = "ham";
-  o.num_classes = num_classes;
-  for (const auto& f : ham_option_table()) o.values[f.spec.key] = f.get(h);
-  return o;
+  return block_context_options("ham", ham_option_table(), h, num_classes);
 }
 
 HamType parse_ham_type(const std::string& s) {

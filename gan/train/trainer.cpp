@@ -4,18 +4,13 @@
 #include <iostream>
 
 #include "core/device.h"
+#include "gan/model/model_info.h"
 #include "gan/train/grad_sync.h"
 #include "gan/train/run_setup.h"
 #include "gan/train/steps.h"
 
 namespace hamgan {
 namespace {
-
-int64_t count_parameters(torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
 
 // The step's numbers on the host; a non-finite loss ends the run here.
 StepValues read_values(const StepStats& s, const TrainState& state, const RunContext& run) {
