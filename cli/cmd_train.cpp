@@ -20,6 +20,9 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
   add_field_options(sub, train_config_fields(), *cfg, "Training", {"run_dir"});  // --run-dir too
   const CLI::Option* run_dir = sub->get_option("--run_dir");
   sub->add_flag("--resume", cfg->resume, "Continue from the run dir's latest checkpoint");
+  sub->add_flag("--allow_config_change", cfg->allow_config_change,
+                "With --resume: accept a changed seed, batch_size, dataset, ... (recorded in config_changes.log)")
+      ->configurable(false);
   sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);
   sub->callback([cfg, quiet, sub, run_dir] {
     cfg->progress = !*quiet;
@@ -29,9 +32,9 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
       cfg->run_dir = "runs/" + std::filesystem::path(config->as<std::string>()).stem().string();
     cfg->config_text = resolved_config_text(*cfg);
     const TrainResult r = train(*cfg);
-    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << "; checkpoint "
-              << r.checkpoint << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir
-              << "\n";
+    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << "; "
+              << (r.checkpoint.empty() ? std::string("no checkpoint") : "checkpoint " + r.checkpoint)
+              << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
   });
 });
 

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/atomic_file.h"
+#include "core/checked_file.h"
 #include "core/errors.h"
 
 namespace hamgan {
@@ -35,7 +36,13 @@ void CheckpointWriter::put_optimizer(const std::string& key, torch::optim::Optim
 void CheckpointWriter::save(const std::string& path) {
   std::error_code ec;
   fs::remove(completeness_marker_path(path), ec);  // the old marker must not vouch for the new file
-  write_atomically(path, [&](const std::string& tmp) { archive_.save_to(tmp); });
+  // Streamed through a writer that keeps write errors: LibTorch's own file
+  // writer throws from its destructor on a full disk, which aborts the process.
+  write_atomically(path, [&](const std::string& tmp) {
+    CheckedFileWriter out(tmp, path);
+    archive_.save_to([&](const void* data, size_t n) { return out.write(data, n); });
+    out.finish();
+  });
   write_text_atomically(completeness_marker_path(path), std::to_string(fs::file_size(path)) + "\n");
 }
 

@@ -58,14 +58,10 @@ FeatureStats generated_feature_stats(Generator& g, FeatureExtractor& fx, int64_t
   return stats.finish();
 }
 
-}  // namespace
-
-MetricRow evaluate_during_training(Generator& g, const EvalSettings& s) {
-  if (s.classifier.empty()) return {};
-  // Loaded (or built) once per process and kept for later evaluations; the real
-  // statistics depend on the data and its geometry as well as the classifier.
+// Loaded (or built) once per process and kept for later evaluations; the real
+// statistics depend on the data and its geometry as well as the classifier.
+Evaluator& evaluator_for(const EvalSettings& s, torch::Device device) {
   static std::map<std::string, Evaluator> cache;
-  const auto device = g->parameters().front().device();
   const std::string key = s.classifier + "|" + s.dataset + "|" + std::to_string(s.resolution) + "|" +
                           std::to_string(s.image_channels) + "|" + device.str();
   auto it = cache.find(key);
@@ -76,7 +72,18 @@ MetricRow evaluate_during_training(Generator& g, const EvalSettings& s) {
     e.real = real_feature_stats(*e.features, s);
     it = cache.emplace(key, std::move(e)).first;
   }
-  Evaluator& e = it->second;
+  return it->second;
+}
+
+}  // namespace
+
+void prepare_evaluation(const EvalSettings& s, torch::Device device) {
+  if (!s.classifier.empty()) evaluator_for(s, device);
+}
+
+MetricRow evaluate_during_training(Generator& g, const EvalSettings& s) {
+  if (s.classifier.empty()) return {};
+  Evaluator& e = evaluator_for(s, g->parameters().front().device());
   // Standing statistics on the weights being evaluated; training carries on with the stored buffers.
   const bool was_training = g->is_training();
   BufferSnapshot keep_buffers(*g);

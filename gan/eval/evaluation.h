@@ -20,6 +20,11 @@ struct EvalSettings {
   uint64_t seed = 0;                // fixes z for every evaluation of a run
 };
 
+// Opens (or, when missing, trains) the classifier and computes the real images'
+// statistics now, so a bad file fails a run at its start rather than at its
+// first evaluation; later evaluations with the same settings reuse them.
+void prepare_evaluation(const EvalSettings& settings, torch::Device device);
+
 // Empty when evaluation does not apply (no classifier). Runs g in eval mode and
 // puts its mode and buffers back afterwards.
 MetricRow evaluate_during_training(Generator& g, const EvalSettings& settings);

@@ -8,7 +8,7 @@
 
 #include "core/errors.h"
 #include "gan/checkpoint/run_dir.h"
-#include "gan/train/stop_signal.h"
+#include "core/stop_signal.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -19,19 +19,51 @@ RunContext::RunContext(const TrainConfig& c, int64_t resume_step)
   if (cfg.tensorboard) tb = std::make_unique<TensorBoardWriter>(run_dir);
 }
 
-Error divergence_error(const TrainState& state, const RunContext& run, const std::string& what) {
-  return Error("training diverged at step " + std::to_string(state.step) + " (" + what + "); last good checkpoint: " +
-               (run.last_checkpoint.empty() ? std::string("none") : run.last_checkpoint) +
-               " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
+namespace {
+
+std::string last_good(const RunContext& run) {
+  return run.last_checkpoint.empty() ? "no checkpoint written yet (start again without --resume)"
+                                     : "last good checkpoint: " + run.last_checkpoint + " (continue from it with --resume)";
+}
+
+}  // namespace
+
+DivergenceError divergence_error(const TrainState& state, const RunContext& run, const std::string& what) {
+  if (run.last_checkpoint.empty())
+    return DivergenceError("training diverged at step " + std::to_string(state.step) + " (" + what +
+                           "); no checkpoint written yet: start again with lower g_lr/d_lr");
+  return DivergenceError("training diverged at step " + std::to_string(state.step) + " (" + what +
+                         "); last good checkpoint: " + run.last_checkpoint +
+                         " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
 }
 
 void save_checkpoint(TrainState& state, RunContext& run) {
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
   const std::string name = checkpoint_file_name(state.step);
   const std::string path = (fs::path(run.checkpoint_dir) / name).string();
-  state.save(path);
-  mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+  try {
+    state.save(path);
+    mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+  } catch (const Error& e) {
+    // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
+    throw CheckpointError(std::string(e.what()) + "; " + last_good(run));
+  }
   run.last_checkpoint = path;
+  run.last_checkpoint_step = state.step;
+}
+
+std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole) {
+  if (!step_whole) return "the step in progress is lost; " + last_good(run);
+  if (run.last_checkpoint_step == state.step)
+    return "checkpoint of step " + std::to_string(state.step) + ": " + run.last_checkpoint + " (continue with --resume)";
+  if (!state.all_finite()) return "the weights are non-finite and were not saved; " + last_good(run);
+  try {
+    save_checkpoint(state, run);
+  } catch (const std::exception& e) {
+    return std::string("saving the state failed too (") + e.what() + "); " + last_good(run);
+  }
+  std::cerr << "train: state at step " << state.step << " saved to " << run.last_checkpoint << "\n";
+  return "state at step " + std::to_string(state.step) + " saved to " + run.last_checkpoint + " (continue with --resume)";
 }
 
 namespace {
@@ -91,7 +123,7 @@ class CheckpointHook final : public TrainHook {
 class StopHook final : public TrainHook {
  public:
   void after_step(TrainState&, const StepValues&, RunContext& run) override {
-    const bool local = training_stop_requested();
+    const bool local = stop_requested();
     run.stop_requested = run.sync ? run.sync->any(local) : local;
   }
 };
@@ -117,10 +149,10 @@ std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, Ru
 TrainHooks standard_hooks(const TrainConfig& cfg) {
   TrainHooks hooks;
   hooks.push_back(make_log_hook(cfg));
-  hooks.push_back(make_grid_hook(cfg));
-  hooks.push_back(make_eval_hook(cfg));
   hooks.push_back(make_stop_hook());
   hooks.push_back(make_checkpoint_hook(cfg));
+  hooks.push_back(make_grid_hook(cfg));
+  hooks.push_back(make_eval_hook(cfg));
   return hooks;
 }
 

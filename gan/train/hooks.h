@@ -30,6 +30,7 @@ struct RunContext {
   const TrainConfig& cfg;
   std::string run_dir, checkpoint_dir;
   std::string last_checkpoint;  // newest checkpoint written or resumed from ("" before the first)
+  int64_t last_checkpoint_step = -1;
   bool stop_requested = false;  // a stop signal arrived (on any rank): checkpoint this step, then end
   GradSync* sync = nullptr;     // set by the loop
   MetricsLog log;
@@ -45,7 +46,9 @@ class TrainHook {
 };
 using TrainHooks = std::vector<std::unique_ptr<TrainHook>>;
 
-// log row + bar, sample grid, evaluation, stop signal, checkpoint: the hooks of `hamgan train`, in that order.
+// log row + bar, stop signal, checkpoint, sample grid, evaluation: the hooks of
+// `hamgan train`, in that order. The checkpoint comes before the image-making
+// hooks, so a failing evaluation never costs the steps since the last one.
 TrainHooks standard_hooks(const TrainConfig& cfg);
 
 std::unique_ptr<TrainHook> make_log_hook(const TrainConfig& cfg);
@@ -59,7 +62,18 @@ std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, Ru
 // Writes the state as the checkpoint of its step and marks it latest; throws the
 // divergence error instead when a weight is non-finite (a broken state is never saved).
 void save_checkpoint(TrainState& state, RunContext& run);
+// A non-finite loss or weight: the state is broken and is never saved.
+struct DivergenceError : Error {
+  using Error::Error;
+};
 // "training diverged at step N (what); last good checkpoint: ... (continue from it with --resume ...)".
-Error divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
+DivergenceError divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
+
+// After an error or a stop mid-run: writes the state of the last whole step
+// (`step_whole` false means a step's updates were partly applied, so the state
+// is not saved) unless it is already the newest checkpoint or non-finite.
+// Returns what happened, for the end of the error line ("state at step N
+// saved to ...; continue with --resume").
+std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole);
 
 }  // namespace hamgan

@@ -7,6 +7,8 @@
 #include "core/errors.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/report/provenance.h"
+#include "gan/train/resume_check.h"
+#include "core/rng.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -46,8 +48,39 @@ LoaderOptions loader_options(const TrainConfig& cfg) {
   return lo;
 }
 
+void remove_stale_files(const TrainConfig& cfg) {
+  for (const fs::path dir : {fs::path(cfg.run_dir), fs::path(cfg.run_dir) / "checkpoints", fs::path(cfg.run_dir) / "samples"})
+    for (const auto& f : remove_stale_temporaries(dir.string()))
+      std::cerr << "train: removed " << f << " (left by a process that no longer runs)\n";
+}
+
+EvalSettings eval_settings(const TrainConfig& c) {
+  EvalSettings s;
+  s.classifier = c.eval_every > 0 ? c.classifier : "";
+  s.dataset = c.dataset;
+  s.resolution = c.model.resolution;
+  s.image_channels = c.model.image_channels;
+  s.n = c.eval_n;
+  s.standing_stats = c.standing_stats;
+  s.standing_batch_size = c.batch_size;
+  s.seed = c.seed;
+  return s;
+}
+
+void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device) {
+  const EvalSettings s = eval_settings(cfg);
+  if (s.classifier.empty()) return;
+  if (!fs::exists(s.classifier))
+    std::cerr << "train: evaluation (eval_every = " << cfg.eval_every << ") needs the classifier " << s.classifier
+              << ", which does not exist: training it now (minutes; make it beforehand with "
+              << "`hamgan train-classifier --out " << s.classifier << "`, or set eval_every = 0)\n";
+  ScopedRngRestore keep_rng;  // the run's random streams do not depend on whether the files were ready
+  prepare_evaluation(s, device);
+}
+
 void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint) {
   state.load(checkpoint);
+  check_resume_config(cfg, state.config_text, state.step);
   state.config_text = cfg.config_text;  // the resumed run's own resolved config goes into its next checkpoints
   state.set_learning_rates(cfg.g_lr, cfg.d_lr);  // an override on resume takes effect
   std::cerr << "train: resumed from step " << state.step << " (" << checkpoint << ")\n";

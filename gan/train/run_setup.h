@@ -7,6 +7,7 @@
 
 #include "data/dataset.h"
 #include "data/loader.h"
+#include "gan/eval/evaluation.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
@@ -22,6 +23,16 @@ std::string checkpoint_to_resume(const TrainConfig& cfg);
 std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg);
 
 LoaderOptions loader_options(const TrainConfig& cfg);
+
+// Removes the temporaries that killed runs left in the run and checkpoint directories.
+void remove_stale_files(const TrainConfig& cfg);
+
+// What evaluation during training uses, from the run's config.
+EvalSettings eval_settings(const TrainConfig& cfg);
+// With evaluation on, opens the classifier and the real images now (training
+// the missing Fashion-MNIST classifier first, with a line saying so), so that a
+// bad file ends the run at its start rather than after hours of training.
+void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device);
 
 // Loads `checkpoint` into `state` (configured learning rates win) and says so on stderr.
 void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);

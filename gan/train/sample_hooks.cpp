@@ -13,6 +13,7 @@
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
 #include "gan/train/hooks.h"
+#include "gan/train/run_setup.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -35,7 +36,7 @@ class GridHook final : public TrainHook {
   }
 
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
-    if (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state)) return;
+    if (run.stop_requested || (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
     Generator& g = shown_generator(state);
     const bool was_training = g->is_training();
@@ -71,19 +72,9 @@ class EvalHook final : public TrainHook {
   explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every) {}
 
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
-    if (every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
+    if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
-    const TrainConfig& c = run.cfg;
-    EvalSettings settings;
-    settings.classifier = c.classifier;
-    settings.dataset = c.dataset;
-    settings.resolution = c.model.resolution;
-    settings.image_channels = c.model.image_channels;
-    settings.n = c.eval_n;
-    settings.standing_stats = c.standing_stats;
-    settings.standing_batch_size = c.batch_size;
-    settings.seed = c.seed;
-    const MetricRow row = evaluate_during_training(shown_generator(state), settings);
+    const MetricRow row = evaluate_during_training(shown_generator(state), eval_settings(run.cfg));
     if (row.empty()) return;
     run.log.append(state.step, row);
     std::ostringstream msg;

@@ -42,6 +42,7 @@ struct TrainConfig {
   int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
   std::string run_dir = "runs/train";
   bool resume = false;               // continue from run_dir's latest checkpoint
+  bool allow_config_change = false;  // resume even when seed, batch_size, data, ... differ (gan/train/resume_check.h)
   int64_t log_every = 50;            // steps between metrics.jsonl/TensorBoard rows
   int64_t sample_every = 1000;       // steps between sample grids (0 = only at the end)
   int64_t checkpoint_every = 1000;   // steps between checkpoints (0 = only at the end)

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "core/device.h"
+#include "core/dir_lock.h"
 #include "gan/model/model_info.h"
 #include "gan/train/grad_sync.h"
 #include "gan/train/run_setup.h"
@@ -21,14 +22,28 @@ StepValues read_values(const StepStats& s, const TrainState& state, const RunCon
   return {v[0], v[1], v[2], v[3]};
 }
 
+// A step's real batches, all read before its first update: a loader error
+// (a corrupt image met mid-run) then leaves the state at the last whole step.
+BatchSource prefetched_batches(DataLoader& loader, int64_t count) {
+  auto batches = std::make_shared<std::vector<Batch>>();
+  for (int64_t i = 0; i < count; ++i) batches->push_back(loader.next());
+  auto at = std::make_shared<size_t>(0);
+  return [batches, at] { return (*batches)[(*at)++]; };
+}
+
 }  // namespace
 
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   cfg.validate();
   const torch::Device device = resolve_device(cfg.device);
   if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  const DirectoryLock lock(cfg.run_dir);  // one run per directory, for the run's life
+  StopSignalGuard signals;                // from here on a signal stops the run cleanly
+  ProgressEnabledScope progress(cfg.progress);
+  remove_stale_files(cfg);
   const std::string resume_from = checkpoint_to_resume(cfg);
   auto dataset = open_training_data(cfg);
+  prepare_run_evaluation(cfg, device);  // every file a run needs is opened now, not at its first evaluation
   TrainState state(cfg, device);
   if (!resume_from.empty()) resume_state(state, cfg, resume_from);
   write_run_files(cfg, state, !resume_from.empty());
@@ -37,6 +52,7 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
 
   RunContext run(cfg, resume_from.empty() ? -1 : state.step);
   run.last_checkpoint = resume_from;
+  if (!resume_from.empty()) run.last_checkpoint_step = state.step;
   TrainResult result;
   result.checkpoint = resume_from;
   if (state.step >= cfg.steps) {
@@ -51,24 +67,46 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
   NoSync sync;
   run.sync = &sync;
-  StopSignalGuard signals;
-  ProgressEnabledScope progress(cfg.progress);
   run.bar = std::make_unique<ProgressBar>("train", cfg.steps - state.step, "step");
   state.g->train();
   state.d->train();
-  while (state.step < cfg.steps) {
-    StepStats stats;
-    d_step(state, [&] { return loader.next(); }, step_cfg, sync, stats);
-    g_step(state, step_cfg, sync, stats);
-    ++state.step;
-    state.data_position = loader.position();
-    ema_step(state, ema);
-    const StepValues values = read_values(stats, state, run);
-    for (auto& hook : hooks) hook->after_step(state, values, run);
-    if (run.stop_requested) {
-      result.interrupted = true;
-      break;
+  bool step_whole = true;  // false while a step's updates are partly applied
+  try {
+    while (state.step < cfg.steps) {
+      const BatchSource batches = prefetched_batches(loader, cfg.d_steps);
+      step_whole = false;
+      StepStats stats;
+      d_step(state, batches, step_cfg, sync, stats);
+      g_step(state, step_cfg, sync, stats);
+      ++state.step;
+      state.data_position = loader.position();
+      ema_step(state, ema);
+      step_whole = true;
+      const StepValues values = read_values(stats, state, run);
+      for (auto& hook : hooks) hook->after_step(state, values, run);
+      if (run.stop_requested) {
+        result.interrupted = true;
+        break;
+      }
     }
+  } catch (const Interrupted&) {
+    // A stop during a long phase (evaluation, sample grid): keep the promise of a checkpoint.
+    run.bar->finish();
+    save_after_failure(state, run, step_whole);
+    result.interrupted = true;
+    result.step = state.step;
+    result.checkpoint = run.last_checkpoint;
+    return result;
+  } catch (const DivergenceError&) {
+    throw;  // the state is broken: the last good checkpoint stays the newest
+  } catch (const CheckpointError&) {
+    throw;  // writing the state is what failed (a full disk): the message names the last good one
+  } catch (const c10::Error& e) {
+    run.bar->finish();
+    throw Error(e.what_without_backtrace() + ("; " + save_after_failure(state, run, step_whole)));
+  } catch (const std::exception& e) {
+    run.bar->finish();
+    throw Error(e.what() + ("; " + save_after_failure(state, run, step_whole)));
   }
   run.bar->finish();
   if (run.tb) run.tb->flush();

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gan/train/hooks.h"
-#include "gan/train/stop_signal.h"
+#include "core/stop_signal.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {

@@ -1,0 +1,36 @@
+#pragma once
+// SIGINT, SIGTERM and SIGHUP (a closed terminal or dropped SSH session) ask the
+// running command to stop at the next safe point: training checkpoints first.
+// Long phases (sampling, evaluation, classifier training) poll stop_requested()
+// and throw Interrupted, so a stop is honoured within seconds in every phase.
+// Further signals are counted but do not kill the process while the promised
+// checkpoint is written; the third one restores the default action (abort now).
+#include <string>
+
+#include "core/errors.h"
+
+namespace hamgan {
+
+struct Interrupted : Error {  // a stop signal arrived during a long phase
+  using Error::Error;
+};
+
+// Installs the handlers for its lifetime and clears any earlier request.
+class StopSignalGuard {
+ public:
+  StopSignalGuard();
+  ~StopSignalGuard();
+  StopSignalGuard(const StopSignalGuard&) = delete;
+  StopSignalGuard& operator=(const StopSignalGuard&) = delete;
+};
+
+// What the signals do; async-signal-safe.
+void request_stop();
+bool stop_requested();
+// The signal that asked (SIGINT, SIGTERM, SIGHUP), or 0 for request_stop().
+int stop_signal_number();
+
+// Throws Interrupted naming the phase when a stop was requested.
+void throw_if_stop_requested(const std::string& phase);
+
+}  // namespace hamgan
