@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "core/stop_signal.h"
 #include "gan/sample/sampler.h"
 
 namespace hamgan::cli {
@@ -28,7 +29,9 @@ static CommandRegistrar sample_registrar("sample", [](CLI::App& root) {
   sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);
   sub->callback([cfg, quiet] {
     cfg->progress = !*quiet;
-    std::cout << "sample: " << run_sampling(*cfg) << "\n";
+    StopSignalGuard signals;  // Ctrl-C/SIGTERM/SIGHUP end sampling within a batch, writing nothing
+    const std::string done = run_sampling(*cfg);
+    std::cout << "sample: " << done << "\n";
   });
 });
 

@@ -4,6 +4,7 @@
 // onto a library config struct and calls one library function.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ void add_config_file_option(CLI::App* sub);
 // Expands the chosen subcommand's --config FILE into options in `args`
 // (argv without the program name), before parsing; see cli/config_file.cpp.
 // Throws ConfigError for a missing file or a key no command or config table knows.
-void expand_config_file(CLI::App& root, std::vector<std::string>& args);
+// Returns where each injected option came from ("--batch_size" -> "FILE:LINE"), for error messages.
+std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vector<std::string>& args);
+
+// One line for a CLI11 parse error, with the fix: an unknown command with the
+// closest one, an unknown or repeated option, a bad value (naming the config
+// file and line it came from, per `origins`).
+std::string parse_error_line(const CLI::ParseError& e, const CLI::App& root, const std::vector<std::string>& args,
+                             const std::map<std::string, std::string>& origins);
 
 }  // namespace hamgan::cli

@@ -1,15 +1,16 @@
 // --config FILE for subcommands. CLI11 (2.1) reads config files for the root
 // app only, so the chosen subcommand's --config is expanded here, before
-// parsing: each `key = value` of the TOML file becomes `--key value` unless
+// parsing: each `key = value` of the TOML file (read by core/config_file.h)
+// becomes `--key value` unless
 // the command line already sets that option (command line wins). A key of a
 // known config table (model, block options, train) that the command does not
 // take is skipped, so one experiment file serves train, model-info, ...; any
 // other key is an error naming the key and the file.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "cli/command.h"
+#include "core/config_file.h"
 #include "core/errors.h"
 #include "gan/model/model_config.h"
 #include "gan/train/train_config.h"
@@ -26,41 +27,6 @@ bool sets_option(const std::vector<std::string>& args, size_t from, const CLI::O
       if (a.rfind("-" + s, 0) == 0) return true;
   }
   return false;
-}
-
-// CLI11's TOML reader is lenient (`size = [1, 2` reads as 1); reject lines that
-// are not `[section]` or `key = value` with balanced quotes and brackets.
-void check_syntax(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    const std::string t = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
-    bool ok;
-    if (t[0] == '[') {
-      ok = t.back() == ']';
-    } else {
-      const auto eq = t.find('=');
-      std::string key = eq == std::string::npos ? "" : t.substr(0, eq);
-      key.erase(key.find_last_not_of(" \t") + 1);
-      std::string value = eq == std::string::npos ? "" : t.substr(eq + 1);
-      value.erase(0, value.find_first_not_of(" \t"));
-      const auto hash = value.find(" #");
-      if (value.front() != '"' && value.front() != '\'' && hash != std::string::npos) value.erase(hash);
-      value.erase(value.find_last_not_of(" \t") + 1);
-      ok = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
-                               std::string::npos;
-      ok = ok && !value.empty();
-      if (ok && (value.front() == '"' || value.front() == '\''))
-        ok = value.size() >= 2 && value.back() == value.front();
-      else if (ok && value.front() == '[')
-        ok = value.back() == ']';
-      else if (ok)
-        ok = value.find_first_of(" \t[]\"'") == std::string::npos;
-    }
-    if (!ok) throw ConfigError(path + ":" + std::to_string(number) + ": malformed line '" + t + "' (expected key = value)");
-  }
 }
 
 // Whether `key` (either spelling) is a key of the model (with block options) or train table.
@@ -83,7 +49,8 @@ void add_config_file_option(CLI::App* sub) {
       ->check(CLI::ExistingFile);
 }
 
-void expand_config_file(CLI::App& root, std::vector<std::string>& args) {
+std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vector<std::string>& args) {
+  std::map<std::string, std::string> origins;
   // The subcommand chain: leading words naming subcommands.
   CLI::App* app = &root;
   size_t pos = 0;
@@ -97,52 +64,49 @@ void expand_config_file(CLI::App& root, std::vector<std::string>& args) {
     app = sub;
     ++pos;
   }
-  if (app == &root || !app->get_option_no_throw("--config")) return;
+  if (app == &root || !app->get_option_no_throw("--config")) return origins;
   std::string path;
   for (size_t i = pos; i < args.size(); ++i) {
     if (args[i] == "--config" && i + 1 < args.size()) path = args[i + 1];
     if (args[i].rfind("--config=", 0) == 0) path = args[i].substr(9);
   }
-  if (path.empty()) return;
+  if (path.empty()) return origins;
   if (!std::filesystem::is_regular_file(path)) throw ConfigError(path + ": config file not found");
-  check_syntax(path);
-  std::vector<CLI::ConfigItem> items;
-  try {
-    items = CLI::ConfigTOML().from_file(path);
-  } catch (const CLI::Error& e) {
-    throw ConfigError(path + ": cannot read config file (" + e.what() + ")");
-  }
   std::vector<std::string> injected;
-  for (const auto& item : items) {
-    if (item.name == "++" || item.name == "--") continue;  // section markers
+  for (const auto& item : read_config_file(path)) {
+    const std::string where = path + ":" + std::to_string(item.line);
+    const std::string full = item.table.empty() ? item.key : item.table + "." + item.key;
     // The key as written, else with '_' and '-' swapped (per_class ↔ per-class).
-    std::string key = item.name;
+    std::string key = item.key;
     const CLI::Option* opt = nullptr;
-    if (item.parents.empty()) {
+    if (item.table.empty()) {
       opt = app->get_option_no_throw("--" + key);
       if (!opt) {
         for (char& ch : key) ch = ch == '_' ? '-' : ch == '-' ? '_' : ch;
         opt = app->get_option_no_throw("--" + key);
       }
     }
-    if (!opt && item.parents.empty() && is_config_table_key(item.name)) continue;  // known, not for this command
+    if (!opt && item.table.empty() && is_config_table_key(item.key)) continue;  // known, not for this command
     if (!opt || key == "config" || key == "help")
-      throw ConfigError(path + ": unknown key '" + item.fullname() + "' for '" + command +
-                        "' (see '" + command + " --help' for the option names)");
+      throw ConfigError(where + ": unknown key '" + full + "' for '" + command + "' (see '" + command +
+                        " --help' for the option names)");
     if (sets_option(args, pos, opt)) continue;
+    origins["--" + key] = where;
     if (opt->get_expected_min() == 0) {  // flag: key = true | false
-      const std::string v = item.inputs.empty() ? "true" : item.inputs.front();
-      injected.push_back("--" + key + "=" + v);
+      if (!item.is_bool)
+        throw ConfigError(where + ": " + full + " = " + item.values.front() + " is not a boolean; use true or false");
+      injected.push_back("--" + key + "=" + item.values.front());
     } else {
+      if (item.values.empty()) throw ConfigError(where + ": " + full + " is an empty array; give a value");
+      if (int(item.values.size()) > opt->get_expected_max())
+        throw ConfigError(where + ": " + full + " takes one value, got an array of " +
+                          std::to_string(item.values.size()));
       injected.push_back("--" + key);
-      if (item.inputs.empty()) throw ConfigError(path + ": key '" + item.fullname() + "' has no value");
-      if (int(item.inputs.size()) > opt->get_expected_max())
-        throw ConfigError(path + ": key '" + item.fullname() + "' takes one value, got " +
-                          std::to_string(item.inputs.size()) + " (malformed line?)");
-      for (const auto& v : item.inputs) injected.push_back(v);
+      for (const auto& v : item.values) injected.push_back(v);
     }
   }
   args.insert(args.begin() + pos, injected.begin(), injected.end());
+  return origins;
 }
 
 }  // namespace hamgan::cli

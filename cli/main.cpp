@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "core/build_info.h"
 #include "core/errors.h"
+#include "core/stop_signal.h"
 
 namespace hamgan::cli {
 
@@ -20,7 +21,16 @@ CommandRegistrar::CommandRegistrar(const std::string& name, CommandSetup setup) 
   registry()[name] = std::move(setup);
 }
 
+// Library and LibTorch messages may span lines; the promise is one.
+static std::string one_line(std::string s) {
+  for (char& c : s) c = (c == '\n' || c == '\r') ? ' ' : c;
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 }  // namespace hamgan::cli
+
+using hamgan::cli::one_line;
 
 int main(int argc, char** argv) {
   hamgan::set_command_line(argc, argv);
@@ -28,18 +38,34 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "hamgan 0.1.0");
   for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::map<std::string, std::string> origins;  // options that came from a --config file
   try {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    hamgan::cli::expand_config_file(app, args);
-    std::reverse(args.begin(), args.end());  // CLI11 takes the vector back to front
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
+    std::vector<std::string> parse_args = args;
+    origins = hamgan::cli::expand_config_file(app, parse_args);
+    std::reverse(parse_args.begin(), parse_args.end());  // CLI11 takes the vector back to front
+    app.parse(parse_args);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "hamgan: error: " << hamgan::cli::parse_error_line(e, app, args, origins) << "\n";
+    return 1;
+  } catch (const hamgan::Interrupted& e) {
+    std::cerr << "hamgan: stopped: " << e.what() << "\n";
+    return 130;  // as a shell reports a command ended by Ctrl-C
   } catch (const c10::Error& e) {
-    std::cerr << "hamgan: error: " << e.what_without_backtrace() << "\n";
+    std::cerr << "hamgan: error: " << one_line(e.what_without_backtrace()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "hamgan: error: " << e.what() << "\n";
+    std::cerr << "hamgan: error: " << one_line(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "hamgan: error: unexpected failure (not a std::exception); please report the command\n";
     return 1;
   }
   return 0;

@@ -27,6 +27,8 @@ torch::Tensor make_grid(const torch::Tensor& images, int64_t nrow = 8, int64_t p
 
 // Decodes a JPEG to uint8 (C, H, W), C = 1 (grayscale) or 3; throws DataError.
 torch::Tensor load_jpeg(const std::string& path);
+// Writes a uint8 (1|3, H, W) image as a baseline JPEG (atomically); quality 1..100.
+void save_jpeg(const torch::Tensor& image, const std::string& path, int quality = 95);
 
 // PNG or JPEG, told apart by the file's first bytes, not its extension.
 // Alpha is dropped, palettes expanded, 16-bit reduced to 8 bit.

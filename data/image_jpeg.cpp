@@ -1,4 +1,4 @@
-// JPEG decoding through the libjpeg API (libjpeg-turbo). libjpeg's default
+// JPEG decoding and encoding through the libjpeg API (libjpeg-turbo). libjpeg's default
 // error handler calls exit(); ours longjmps back and the message becomes a
 // DataError naming the file.
 #include <cstdio>
@@ -7,9 +7,11 @@
 #include <jerror.h>
 
 #include <csetjmp>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/errors.h"
 #include "data/image_io.h"
 
@@ -113,6 +115,49 @@ torch::Tensor load_jpeg(const std::string& path) {
   // clone, not contiguous(): with C = 1 the permuted view already counts as
   // contiguous and would keep pointing into `pixels`, freed on return.
   return hwc.permute({2, 0, 1}).clone(at::MemoryFormat::Contiguous);  // (H, W, C) → (C, H, W)
+}
+
+void save_jpeg(const torch::Tensor& image, const std::string& path, int quality) {
+  TORCH_CHECK(image.dim() == 3 && (image.size(0) == 1 || image.size(0) == 3) && image.dtype() == torch::kUInt8,
+              "save_jpeg: expected uint8 (1|3, H, W), got ", image.sizes());
+  const torch::Tensor hwc = image.permute({1, 2, 0}).contiguous();
+  const int channels = static_cast<int>(image.size(0));
+  jpeg_compress_struct cinfo;
+  JpegError err;
+  unsigned char* buffer = nullptr;
+  unsigned long size = 0;
+  cinfo.err = jpeg_std_error(&err.mgr);
+  err.mgr.error_exit = on_jpeg_error;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    std::free(buffer);
+    throw DataError(path + ": cannot encode JPEG (" + err.message + ")");
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_mem_dest(&cinfo, &buffer, &size);
+  cinfo.image_width = static_cast<JDIMENSION>(image.size(2));
+  cinfo.image_height = static_cast<JDIMENSION>(image.size(1));
+  cinfo.input_components = channels;
+  cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  jpeg_start_compress(&cinfo, TRUE);
+  const uint8_t* base = hwc.data_ptr<uint8_t>();
+  const size_t stride = size_t(cinfo.image_width) * channels;
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = const_cast<uint8_t*>(base + size_t(cinfo.next_scanline) * stride);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  jpeg_destroy_compress(&cinfo);
+  const std::string bytes(reinterpret_cast<const char*>(buffer), size);
+  std::free(buffer);
+  write_atomically(path, [&](const std::string& tmp) {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw DataError(path + ": cannot create (" + std::strerror(errno) + ")");
+    const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    if ((std::fclose(f) != 0) || !ok) throw DataError(path + ": cannot write (disk full or no permission?)");
+  });
 }
 
 }  // namespace hamgan

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/threads.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "modules/attention.h"
@@ -60,7 +61,7 @@ void run_attention_bench(const AttentionBenchConfig& cfg, std::ostream& out) {
   const torch::Device dev = resolve_device(cfg.device);
   if (cfg.channels % 64 || cfg.size % 2)
     throw ConfigError("bench attention: --channels must be a multiple of 64 and --size even");
-  if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  apply_thread_count(cfg.threads);
   torch::manual_seed(0);
   std::vector<std::pair<std::string, std::shared_ptr<AttentionBaseImpl>>> blocks = {
       {"sa", std::make_shared<SelfAttentionImpl>(cfg.channels)},

@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/threads.h"
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/errors.h"
@@ -150,7 +151,7 @@ std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::
   if (cfg.clock == "cpu" && !device.is_cpu())
     throw ConfigError("bench modules: --clock cpu measures host CPU time; use --clock wall with --device cuda");
   if (cfg.repeats < 1 || cfg.warmup < 0) throw ConfigError("bench modules: --repeats must be >= 1, --warmup >= 0");
-  if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  apply_thread_count(cfg.threads);
   std::vector<ContextOptions> specs;
   for (const auto& b : cfg.blocks) specs.push_back(block_options(b, cfg.ham));  // validate all first
 

@@ -1,5 +1,7 @@
 #include "gan/sample/noise.h"
 
+#include <cmath>
+
 #include "core/errors.h"
 #include "core/rng.h"
 
@@ -7,12 +9,22 @@ namespace hamgan {
 
 torch::Tensor sample_z(int64_t n, int64_t z_dim, double truncation, at::Generator& gen) {
   torch::Tensor z = torch::randn({n, z_dim}, gen);
-  if (truncation > 0) {
-    // Redraw out-of-range entries until none is left (truncated normal).
-    for (torch::Tensor bad = z.abs() > truncation; bad.any().item<bool>(); bad = z.abs() > truncation)
-      z = torch::where(bad, torch::randn({n, z_dim}, gen), z);
+  if (truncation <= 0) return z;
+  // Rejection first (BigGAN's redraw; exact), for a bounded number of rounds:
+  // a tiny T accepts almost nothing and would loop for ever.
+  constexpr int kRedrawRounds = 32;
+  torch::Tensor bad = z.abs() > truncation;
+  for (int round = 0; round < kRedrawRounds && bad.any().item<bool>(); ++round) {
+    z = torch::where(bad, torch::randn({n, z_dim}, gen), z);
+    bad = z.abs() > truncation;
   }
-  return z;
+  if (!bad.any().item<bool>()) return z;
+  // What is left: inverse-CDF draws from N(0, 1) restricted to [-T, T], in
+  // double so that T down to ~1e-15 still spans distinct probabilities.
+  const double lo = 0.5 * std::erfc(truncation / std::sqrt(2.0));  // Phi(-T)
+  const torch::Tensor u = torch::rand({n, z_dim}, gen, torch::kDouble) * (1.0 - 2.0 * lo) + lo;
+  const torch::Tensor inv = torch::special::ndtri(u).clamp(-truncation, truncation).to(z.scalar_type());
+  return torch::where(bad, inv, z);
 }
 
 torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes) {

@@ -1,11 +1,14 @@
 #include "gan/sample/sampler.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/stop_signal.h"
 #include "data/hdf5_writer.h"
 #include "data/image_io.h"
 #include "gan/checkpoint/checkpoint.h"
@@ -40,8 +43,20 @@ static void write_hdf5(const std::string& path, const torch::Tensor& images, con
   });
 }
 
-static bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// What --out names, decided before any work; an unknown extension is refused
+// rather than becoming a directory of that name.
+enum class OutputKind { kNpz, kHdf5, kPngGrid, kJpegGrid, kDirectory };
+
+static OutputKind output_kind(const std::string& out) {
+  std::string ext = fs::path(out).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (ext == ".npz") return OutputKind::kNpz;
+  if (ext == ".hdf5" || ext == ".h5") return OutputKind::kHdf5;
+  if (ext == ".png") return OutputKind::kPngGrid;
+  if (ext == ".jpg" || ext == ".jpeg") return OutputKind::kJpegGrid;
+  if (ext.empty() || fs::is_directory(out)) return OutputKind::kDirectory;
+  throw ConfigError("sample: --out " + out + ": unknown output type '" + ext +
+                    "'; use DIR (PNG files per class), FILE.png or FILE.jpg (grid), FILE.npz or FILE.hdf5");
 }
 
 std::string run_sampling(const SampleConfig& cfg) {
@@ -49,6 +64,7 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.batch_size <= 0) throw ConfigError("sample: batch_size must be positive");
   if (cfg.out.empty()) throw ConfigError("sample: --out is required (DIR, FILE.png, FILE.npz or FILE.hdf5)");
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
+  const OutputKind kind = output_kind(cfg.out);
   const torch::Device device = resolve_device(cfg.device);
   const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint);
   // Checked before loading, which recomputes the BN statistics.
@@ -68,6 +84,7 @@ std::string run_sampling(const SampleConfig& cfg) {
     ProgressBar bar("sample", cfg.n, "img");
     for (int64_t i = 0; i < cfg.n; i += cfg.batch_size) {
       const int64_t j = std::min(cfg.n, i + cfg.batch_size);
+      throw_if_stop_requested("sample");
       parts.push_back(generate(g, z.slice(0, i, j), labels.slice(0, i, j), cfg.batch_size));
       bar.advance(j - i);
     }
@@ -80,17 +97,21 @@ std::string run_sampling(const SampleConfig& cfg) {
                                                                         : 8;
   const std::string weights = (cfg.raw || !checkpoint_has_ema(ckpt)) ? "raw G" : "EMA G";
   const std::string what = std::to_string(cfg.n) + " samples (" + weights + ", " + ckpt + ")";
-  if (ends_with(cfg.out, ".npz")) {
+  if (kind == OutputKind::kNpz) {
     write_npz(cfg.out, {{"x", to_uint8(images)}, {"y", labels}}, /*compressed=*/false);
     return what + " -> " + cfg.out + " (x uint8 N×C×H×W, y int64)";
   }
-  if (ends_with(cfg.out, ".hdf5") || ends_with(cfg.out, ".h5")) {
+  if (kind == OutputKind::kHdf5) {
     write_hdf5(cfg.out, to_uint8(images), labels, mc.num_classes);
     return what + " -> " + cfg.out + " (imgs uint8 N×C×H×W, labels int64)";
   }
-  if (ends_with(cfg.out, ".png")) {
+  if (kind == OutputKind::kPngGrid) {
     save_png_grid(images, cfg.out, nrow);
     return what + " -> grid " + cfg.out;
+  }
+  if (kind == OutputKind::kJpegGrid) {
+    save_jpeg(make_grid(images, nrow), cfg.out);
+    return what + " -> grid " + cfg.out + " (JPEG, quality 95)";
   }
   // A directory in ImageFolder layout (<class>/<index>.png), readable by `hamgan` and external evaluators.
   const torch::Tensor u8 = to_uint8(images);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "core/threads.h"
 #include "core/device.h"
 #include "core/dir_lock.h"
 #include "gan/model/model_info.h"
@@ -36,7 +37,7 @@ BatchSource prefetched_batches(DataLoader& loader, int64_t count) {
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   cfg.validate();
   const torch::Device device = resolve_device(cfg.device);
-  if (cfg.threads > 0) torch::set_num_threads(static_cast<int>(cfg.threads));
+  apply_thread_count(cfg.threads);
   const DirectoryLock lock(cfg.run_dir);  // one run per directory, for the run's life
   StopSignalGuard signals;                // from here on a signal stops the run cleanly
   ProgressEnabledScope progress(cfg.progress);

@@ -1,0 +1,86 @@
+#include "core/config_file.h"
+
+// The library's build settings, as its pkg-config file gives them: compiled, shared.
+#define TOML_HEADER_ONLY 0
+#define TOML_SHARED_LIB 1
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/config_fields.h"
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+std::string where(const std::string& source, const toml::source_region& r) {
+  return source + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+// A scalar as option text; integral floats (1e9) as integers, so integer keys take them.
+std::string scalar_text(const toml::node& n, const std::string& source, const std::string& key) {
+  if (auto s = n.as_string()) return s->get();
+  if (auto i = n.as_integer()) return std::to_string(i->get());
+  if (auto b = n.as_boolean()) return b->get() ? "true" : "false";
+  if (auto f = n.as_floating_point()) {
+    const double v = f->get();
+    if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 9.007199254740992e15)
+      return std::to_string(static_cast<long long>(v));
+    return format_value(v);
+  }
+  throw ConfigError(where(source, n.source()) + ": " + key +
+                    ": dates, times and nested arrays or tables are not config values; use a number, string or boolean");
+}
+
+void flatten(const toml::table& table, const std::string& prefix, const std::string& source,
+             std::vector<ConfigEntry>& out) {
+  for (const auto& [k, node] : table) {
+    const std::string key(k.str());
+    if (const auto* sub = node.as_table()) {
+      flatten(*sub, prefix.empty() ? key : prefix + "." + key, source, out);
+      continue;
+    }
+    ConfigEntry e;
+    e.table = prefix;
+    e.key = key;
+    e.line = static_cast<int>(node.source().begin.line);
+    if (const auto* arr = node.as_array()) {
+      for (const auto& el : *arr) e.values.push_back(scalar_text(el, source, key));
+    } else {
+      e.is_bool = node.is_boolean();
+      e.values.push_back(scalar_text(node, source, key));
+    }
+    out.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
+std::vector<ConfigEntry> parse_config_text(const std::string& text, const std::string& source_name) {
+  toml::table table;
+  try {
+    table = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    std::string what(e.description());
+    for (char& c : what) c = c == '\n' ? ' ' : c;
+    throw ConfigError(where(source_name, e.source()) + ": " + what + " (the file must be TOML: key = value)");
+  }
+  std::vector<ConfigEntry> entries;
+  flatten(table, "", source_name, entries);
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const ConfigEntry& a, const ConfigEntry& b) { return a.line < b.line; });  // file order
+  return entries;
+}
+
+std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": config file not found or unreadable");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config_text(text.str(), path);
+}
+
+}  // namespace hamgan

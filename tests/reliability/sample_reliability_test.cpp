@@ -1,0 +1,112 @@
+// Sampling and thread settings that used to hang, oversubscribe the machine or
+// silently write the wrong thing.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "core/errors.h"
+#include "core/threads.h"
+#include "data/image_io.h"
+#include "tests/train/train_test_util.h"
+
+namespace hamgan {
+namespace {
+namespace fs = std::filesystem;
+using test::run_command;
+
+// One tiny trained run shared by the tests (2 steps).
+class SampleReliability : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!test::hamgan_bin()) return;
+    run_ = test::scratch_dir("reliability", "sample_run") + "/run";
+    std::string out;
+    ASSERT_EQ(run_command(std::string(test::hamgan_bin()) + " train --run_dir " + run_ + " --steps 2" +
+                              test::tiny_cli_args() + " --tensorboard false 2>&1",
+                          &out),
+              0)
+        << out;
+  }
+  void SetUp() override {
+    if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
+  }
+  static std::string sample(const std::string& args) {
+    return std::string(test::hamgan_bin()) + " sample --checkpoint " + run_ + " --quiet --device cpu " + args + " 2>&1";
+  }
+  static std::string run_;
+};
+std::string SampleReliability::run_;
+
+TEST_F(SampleReliability, JpegOutputIsAJpegGridNotADirectory) {
+  const std::string out = test::scratch_dir("reliability", "jpeg") + "/grid.jpg";
+  std::string text;
+  ASSERT_EQ(run_command(sample("--n 20 --out " + out), &text), 0) << text;
+  ASSERT_TRUE(fs::is_regular_file(out)) << text;
+  const std::string png = fs::path(out).replace_extension(".png").string();
+  ASSERT_EQ(run_command(sample("--n 20 --out " + png), &text), 0) << text;
+  // The same grid both ways: JPEG (quality 95) within a few grey levels of the PNG.
+  const torch::Tensor a = load_jpeg(out).to(torch::kFloat), b = load_png(png).to(torch::kFloat);
+  ASSERT_EQ(a.sizes(), b.sizes());
+  const double mse = (a - b).pow(2).mean().item<double>();
+  EXPECT_GT(10 * std::log10(255.0 * 255.0 / std::max(mse, 1e-12)), 30.0);  // PSNR in dB
+}
+
+TEST_F(SampleReliability, AnUnknownImageExtensionIsRefusedBeforeAnyWork) {
+  const std::string out = test::scratch_dir("reliability", "gif") + "/samples.gif";
+  std::string text;
+  EXPECT_EQ(run_command(sample("--n 20 --out " + out), &text), 1) << text;
+  EXPECT_NE(text.find("unknown output type '.gif'"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("hamgan: error: ", 0), 0u) << text;  // no "sample: " prefix before the error
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(SampleReliability, ATinyTruncationFinishes) {
+  const std::string out = test::scratch_dir("reliability", "truncation") + "/z.npz";
+  std::string text;
+  EXPECT_EQ(run_command("timeout 120 " + sample("--n 64 --truncation 1e-9 --out " + out), &text), 0) << text;
+  EXPECT_TRUE(fs::exists(out)) << text;
+}
+
+TEST_F(SampleReliability, SigtermStopsSamplingWithinSecondsWritingNothing) {
+  const std::string out = test::scratch_dir("reliability", "sample_stop") + "/many.npz";
+  const std::string cmd = sample("--n 2000000 --batch_size 16 --out " + out);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd.substr(0, cmd.rfind(" 2>&1")) + " 2>/dev/null").c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 300 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (::waitpid(pid, &status, WNOHANG) == 0 && !WIFEXITED(status)) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "sampling ignored SIGTERM for 30 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Threads, ARequestAboveTheCoreCountIsCappedWithAWarning) {
+  const int cores = available_cores();
+  const int before = torch::get_num_threads();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(apply_thread_count(100000), cores);
+  const std::string warning = testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("threads = 100000 exceeds the " + std::to_string(cores) + " cores"), std::string::npos)
+      << warning;
+  EXPECT_EQ(torch::get_num_threads(), cores);
+  EXPECT_THROW(apply_thread_count(-1), ConfigError);
+  torch::set_num_threads(before);
+}
+
+}  // namespace
+}  // namespace hamgan
