@@ -19,10 +19,13 @@ bool has_suffix(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void warn_few_samples(int64_t n, const std::string& what) {
-  if (n > 0 && n < kMinFidSamples)
-    std::cerr << "hamgan: warning: " << what << " has " << n << " samples < " << kMinFidSamples
-              << ": the covariance is rank-deficient and FID is unreliable (use ≥ 10,000; 50,000 for papers)\n";
+// A d-dimensional covariance from n <= d samples has rank < d: the Fréchet
+// distance then reflects the sample count as much as the images.
+void warn_few_samples(int64_t n, int64_t dim, const std::string& what) {
+  if (n > 0 && n <= dim)
+    std::cerr << "hamgan: warning: " << what << " has " << n << " samples for " << dim
+              << "-d features: the covariance is rank-deficient and FID is unreliable (use well over " << dim
+              << " samples; 50,000 for Inception FID in papers)\n";
 }
 
 std::string fmt(double v) {
@@ -65,6 +68,9 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
   FidReport report;
   SideFeatures side[2];
   const std::string* paths[2] = {&c.a, &c.b};
+  // Both inputs are opened (and statistics checked) before any features are
+  // computed: a bad B must not cost A's whole pass.
+  std::unique_ptr<ImageSource> sources[2];
   for (int i = 0; i < 2; ++i) {
     const std::string& path = *paths[i];
     if (classify_input(path) == InputKind::stats) {
@@ -74,14 +80,17 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
         throw DataError(path + ": statistics are " + std::to_string(side[i].stats.mu.size(0)) + "-d but " +
                         extractor->describe() + " gives " + std::to_string(extractor->dim()) + "-d features");
     } else {
-      auto source = open_image_source(path, c.sampling, open_checkpoint);
-      side[i] = extract_features(*source, *extractor, c.sampling.batch, c.kid, c.inception_score,
-                                 std::string(i == 0 ? "A" : "B") + " features");
+      sources[i] = open_image_source(path, c.sampling, open_checkpoint);
     }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (sources[i])
+      side[i] = extract_features(*sources[i], *extractor, c.sampling.batch, c.kid, c.inception_score,
+                                 std::string(i == 0 ? "A" : "B") + " features");
     out << (i == 0 ? "A: " : "B: ") << side[i].description
         << (side[i].stats.n > 0 ? " (n=" + std::to_string(side[i].stats.n) + ")" : std::string(" (n not recorded)"))
         << "\n";
-    warn_few_samples(side[i].stats.n, path);
+    warn_few_samples(side[i].stats.n, side[i].stats.mu.size(0), *paths[i]);
   }
   report.n_a = side[0].stats.n;
   report.n_b = side[1].stats.n;
@@ -115,7 +124,7 @@ FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const Che
   out << "features: " << extractor->describe() << "\n";
   auto source = open_image_source(c.source, c.sampling, open_checkpoint);
   auto side = extract_features(*source, *extractor, c.sampling.batch, false, false, "features");
-  warn_few_samples(side.stats.n, c.source);
+  warn_few_samples(side.stats.n, side.stats.mu.size(0), c.source);
   save_stats(c.out, side.stats, c.compressed);
   out << "wrote " << c.out << ": mu " << side.stats.mu.size(0) << ", sigma " << side.stats.sigma.size(0) << "×"
       << side.stats.sigma.size(1) << " float64 from " << side.stats.n << " images of " << side.description << "\n";

@@ -18,7 +18,6 @@
 
 namespace hamgan {
 
-inline constexpr int64_t kMinFidSamples = 2048;  // below: Σ is rank-deficient (TTUR README, pytorch-fid #13)
 
 enum class InputKind { stats, dataset, checkpoint };
 // .npz → stats; a .pt file or a directory with checkpoints/ → checkpoint; else a data set.

@@ -63,7 +63,8 @@ TEST(FidCli, StatsFilesGivePytorchFidValue) {
   double expected = c["fid_pytorch_fid"].item<double>();
   EXPECT_LE(std::fabs(fid - expected) / expected, 1e-6) << r.out;
   EXPECT_GE(digits, 8) << r.out;
-  EXPECT_NE(r.err.find("warning"), std::string::npos) << "1200 < 2048 samples must warn";
+  // 1200 and 1100 samples of 256-d features: full-rank covariances, no warning (it once fired below 2048 whatever the dimension).
+  EXPECT_EQ(r.err.find("rank-deficient"), std::string::npos) << r.err;
 }
 
 TEST(FidCli, MissingInceptionWeightsIsOneLine) {
@@ -112,4 +113,36 @@ TEST(FidCli, ClassifierFeaturesOnFashionMnist) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("IS A: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("KID: "), std::string::npos) << r.out;
+}
+
+TEST(FidCli, ABadSecondInputFailsBeforeTheFirstInputsFeatures) {
+  NEED_BIN();
+  if (!std::filesystem::exists(std::string(kDefaultFashionMnistDir)))
+    GTEST_SKIP() << "Fashion-MNIST not installed";
+  auto dir = test::temp_dir("cli_bad_b");
+  ClassifierConfig cc;
+  cc.width = 8;
+  cc.feature_dim = 32;
+  FeatureClassifier net(cc);
+  save_classifier(dir + "/cls.pt", net);
+  const std::string common = " --features classifier:" + dir + "/cls.pt --n 300 --batch 64";
+  auto r = run_cli("fid " + std::string(kDefaultFashionMnistDir) + " " + dir + "/missing" + common, dir);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find(dir + "/missing"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("A: "), std::string::npos) << r.out;  // A's features were never computed
+  EXPECT_EQ(r.err.find("A features"), std::string::npos) << r.err;
+}
+
+TEST(FidCli, TheFewSamplesWarningFollowsTheFeatureDimension) {
+  NEED_BIN();
+  auto dir = test::temp_dir("cli_few_warning");
+  torch::manual_seed(0);
+  const auto x = torch::randn({500, 32}, torch::kDouble), y = torch::randn({500, 32}, torch::kDouble);
+  save_stats(dir + "/a.npz", {x.mean(0), torch::cov(x.t()), 500}, false);
+  save_stats(dir + "/b.npz", {y.mean(0), torch::cov(y.t()), 20}, false);
+  auto r = run_cli("fid " + dir + "/a.npz " + dir + "/b.npz", dir, "env -u HAMGAN_INCEPTION");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // 500 samples of 32-d features are plenty; 20 are fewer than the dimensions.
+  EXPECT_EQ(r.err.find(dir + "/a.npz has"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir + "/b.npz has 20 samples for 32-d features"), std::string::npos) << r.err;
 }
