@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "cli/command.h"
-#include "core/stop_signal.h"
 #include "gan/sample/sampler.h"
 
 namespace hamgan::cli {
@@ -29,7 +28,6 @@ static CommandRegistrar sample_registrar("sample", [](CLI::App& root) {
   sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);
   sub->callback([cfg, quiet] {
     cfg->progress = !*quiet;
-    StopSignalGuard signals;  // Ctrl-C/SIGTERM/SIGHUP end sampling within a batch, writing nothing
     const std::string done = run_sampling(*cfg);
     std::cout << "sample: " << done << "\n";
   });

@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::map<std::string, std::string> origins;  // options that came from a --config file
+  // Ctrl-C, SIGTERM and SIGHUP stop every command at its next batch (exit 130,
+  // nothing half-written); training checkpoints first.
+  hamgan::StopSignalGuard signals;
   try {
     std::vector<std::string> parse_args = args;
     origins = hamgan::cli::expand_config_file(app, parse_args);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/stop_signal.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
@@ -84,12 +85,13 @@ ClassifierTrainResult train_classifier(const ClassifierTrainConfig& cfg) {
   lo.workers = 1;
   DataLoader loader(n_train < train_set->size() ? std::make_shared<Prefix>(train_set, n_train) : train_set, lo);
 
-  ProgressBar::set_enabled(cfg.progress);
+  ProgressEnabledScope progress(cfg.progress);
   ProgressBar bar("train-classifier", total, "batch");
   net->train();
   for (int64_t step = 0; step < total; ++step) {
     const double lr = 0.5 * cfg.lr * (1 + std::cos(M_PI * static_cast<double>(step) / static_cast<double>(total)));
     for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+    throw_if_stop_requested("train-classifier");  // the file is written only at the end: nothing half-done
     const Batch b = loader.next();  // float [-1, 1] at image_size: the classifier's input
     const torch::Tensor loss =
         torch::nn::functional::cross_entropy(net->forward(b.images.to(device)), b.labels.to(device));
@@ -120,6 +122,7 @@ FeatureClassifier ensure_classifier(const std::string& path, torch::Device devic
     ClassifierTrainConfig cfg;
     cfg.out = path;
     cfg.device = device_name(device);  // keeps the index: cuda:1 trains on cuda:1
+    cfg.progress = ProgressBar::enabled();  // a quiet run stays quiet
     const auto r = train_classifier(cfg);
     std::cerr << "classifier: test accuracy " << r.test_accuracy << " -> " << r.path << "\n";
   }

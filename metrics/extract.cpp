@@ -1,5 +1,6 @@
 // Streaming feature extraction for FID/IS/KID (declared in metrics/fid.h).
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "core/progress.h"
 #include "metrics/fid.h"
 
@@ -15,6 +16,7 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   const int64_t n = source.size();
   ProgressBar bar(label, n, "img");
   for (int64_t offset = 0; offset < n; offset += batch) {
+    throw_if_stop_requested(label);
     const int64_t count = std::min(batch, n - offset);
     auto out = extractor.extract(source.batch(offset, count));
     running.add(out.features);

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "core/stop_signal.h"
 #include "gan/sample/class_consistency.h"
 #include "gan/sample/noise.h"
 #include "gan/sample/sampler.h"
@@ -37,8 +38,10 @@ FeatureStats real_feature_stats(FeatureExtractor& fx, const EvalSettings& s) {
   spec.quiet = true;
   const auto source = make_dataset_source(open_dataset(spec), kRealImages, /*seed=*/0);
   RunningStats stats;
-  for (int64_t i = 0; i < source->size(); i += kBatch)
+  for (int64_t i = 0; i < source->size(); i += kBatch) {
+    throw_if_stop_requested("evaluation");
     stats.add(fx.extract(source->batch(i, std::min(kBatch, source->size() - i))).features);
+  }
   return stats.finish();
 }
 
@@ -51,6 +54,7 @@ FeatureStats generated_feature_stats(Generator& g, FeatureExtractor& fx, int64_t
   g->eval();
   RunningStats stats;
   for (int64_t i = 0; i < n; i += kBatch) {
+    throw_if_stop_requested("evaluation");
     const NoiseBatch b = noise.slice(i, std::min(kBatch, n - i));
     stats.add(fx.extract(quantize_images(generate(g, b.z, b.labels, kBatch))).features);
   }

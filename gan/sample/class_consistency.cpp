@@ -1,5 +1,6 @@
 #include "gan/sample/class_consistency.h"
 
+#include "core/stop_signal.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/rng.h"
@@ -29,6 +30,7 @@ ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, 
   const auto device = classifier->parameters().front().device();
   torch::Tensor hits = torch::zeros({mc.num_classes}, torch::kLong), counts = torch::zeros({mc.num_classes}, torch::kLong);
   for (int64_t i = 0; i < n; i += batch_size) {
+    throw_if_stop_requested("class-consistency");
     const int64_t j = std::min(n, i + batch_size);
     const NoiseBatch b = noise.slice(i, j - i);
     const torch::Tensor& y = b.labels;

@@ -1,5 +1,6 @@
 #include "gan/sample/standing_stats.h"
 
+#include "core/stop_signal.h"
 #include "core/errors.h"
 #include "core/rng.h"
 #include "gan/sample/noise.h"
@@ -30,6 +31,7 @@ void accumulate_standing_stats(Generator& g, int64_t batches, int64_t batch_size
     bn->train(true);
   }
   for (int64_t i = 0; i < batches; ++i) {
+    throw_if_stop_requested("standing statistics");
     // Momentum 1/(i+1) turns the moving average into the plain mean of the passes so far.
     for (auto* bn : norms) bn->options.momentum(1.0 / static_cast<double>(i + 1));
     const NoiseBatch b = noise.slice(i * batch_size, batch_size);
