@@ -1,5 +1,10 @@
 #include "data/hdf5_writer.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/checked_file.h"
 #include "core/errors.h"
 #include "data/hdf5_common.h"
 
@@ -12,29 +17,81 @@ struct Hdf5Writer::State {
   hsize_t c = 0, h = 0, w = 0;
   int64_t n = 0;
   bool open = true;
+  bool in_memory = false;
+  std::string image;  // in_memory: the finished file's bytes
+
+  // After a failed write (a full disk) HDF5 cannot flush its metadata, so the
+  // file never closes, and the library's own clean-up at exit then crashes on
+  // it. Truncating the file first gives the flush room; it is discarded anyway.
+  void abandon() {
+    if (::truncate(path.c_str(), 0) != 0) {
+      // Nothing more to free; closing below may still fail, which is reported already.
+    }
+    for (H5::DataSet* d : {&imgs, &labels}) {
+      try {
+        d->close();
+      } catch (const H5::Exception&) {
+      }
+    }
+    try {
+      file.close();
+    } catch (const H5::Exception&) {
+    }
+    open = false;
+  }
 };
 
 namespace {
 template <typename F>
-void guarded(const std::string& path, const char* what, F&& f) {
+void guarded(Hdf5Writer::State& s, const char* what, F&& f) {
   hdf5::quiet_errors();
   try {
     f();
   } catch (const H5::Exception& e) {
-    throw DataError(path + ": HDF5 error while " + what + " (" + hdf5::detail(e) + "; disk full?)");
+    const std::string message = s.path + ": HDF5 error while " + what + " (" + hdf5::detail(e) +
+                                "); check the free space and permissions where it is written";
+    s.abandon();
+    throw DataError(message);
   }
 }
 }  // namespace
 
-Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width)
+namespace {
+
+// Images and labels plus a margin for HDF5's own metadata.
+uint64_t estimated_bytes(int64_t n, int64_t c, int64_t h, int64_t w) {
+  return static_cast<uint64_t>(n) * static_cast<uint64_t>(c * h * w + 8) * 101 / 100 + (1u << 20);
+}
+
+}  // namespace
+
+Hdf5Writer Hdf5Writer::in_memory(const std::string& path, int64_t channels, int64_t height, int64_t width) {
+  return Hdf5Writer(path, channels, height, width, -1);
+}
+
+Hdf5Writer::Hdf5Writer(Hdf5Writer&&) noexcept = default;
+
+Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width,
+                       int64_t expected_images)
     : s_(std::make_unique<State>()) {
   hdf5::quiet_errors();
   s_->path = path;
   s_->c = channels;
   s_->h = height;
   s_->w = width;
-  guarded(path, "creating the file", [&] {
-    s_->file = H5::H5File(path, H5F_ACC_TRUNC);
+  s_->in_memory = expected_images < 0;
+  if (expected_images > 0) {
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    const uint64_t need = estimated_bytes(expected_images, channels, height, width);
+    const uint64_t free = free_bytes_at(dir.empty() ? "." : dir);
+    if (free > 0 && free < need)
+      throw DataError(path + ": " + std::to_string(expected_images) + " images need about " + human_bytes(need) +
+                      " but " + human_bytes(free) + " is free there: free space or write elsewhere");
+  }
+  guarded(*s_, "creating the file", [&] {
+    H5::FileAccPropList fapl;
+    if (s_->in_memory) fapl.setCore(16 << 20, /*backing_store=*/false);
+    s_->file = H5::H5File(path, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
     // imgs: (0, C, H, W), unlimited along axis 0, chunks (500, C, H, W).
     hsize_t dims[4] = {0, s_->c, s_->h, s_->w}, maxdims[4] = {H5S_UNLIMITED, s_->c, s_->h, s_->w};
     hsize_t chunk[4] = {hdf5::kChunk, s_->c, s_->h, s_->w};
@@ -62,11 +119,12 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
 Hdf5Writer::~Hdf5Writer() = default;
 
 int64_t Hdf5Writer::count() const { return s_->n; }
+const std::string& Hdf5Writer::file_image() const { return s_->image; }
 
 void Hdf5Writer::append(const uint8_t* images, const int64_t* labels, int64_t n) {
   if (n <= 0) return;
   if (!s_->open) throw DataError(s_->path + ": append after finish");
-  guarded(s_->path, "writing images", [&] {
+  guarded(*s_, "writing images", [&] {
     const hsize_t first = s_->n, total = s_->n + n;
     hsize_t dims[4] = {total, s_->c, s_->h, s_->w};
     s_->imgs.extend(dims);
@@ -87,7 +145,7 @@ void Hdf5Writer::append(const uint8_t* images, const int64_t* labels, int64_t n)
 
 void Hdf5Writer::finish(int64_t num_classes) {
   if (!s_->open) return;
-  guarded(s_->path, "finishing the file", [&] {
+  guarded(*s_, "finishing the file", [&] {
     H5::Attribute a = s_->file.createAttribute(hdf5::kNumClassesAttr, H5::PredType::STD_I64LE,
                                                H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_INT64, &num_classes);
@@ -95,6 +153,13 @@ void Hdf5Writer::finish(int64_t num_classes) {
     s_->imgs.close();
     s_->labels.close();
     s_->file.flush(H5F_SCOPE_GLOBAL);
+    if (s_->in_memory) {
+      const ssize_t size = H5Fget_file_image(s_->file.getId(), nullptr, 0);
+      if (size < 0) throw H5::FileIException("H5Fget_file_image", "cannot size the file image");
+      s_->image.resize(static_cast<size_t>(size));
+      if (H5Fget_file_image(s_->file.getId(), s_->image.data(), s_->image.size()) != size)
+        throw H5::FileIException("H5Fget_file_image", "cannot copy the file image");
+    }
     s_->file.close();
   });
   s_->open = false;

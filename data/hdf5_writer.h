@@ -11,17 +11,25 @@ namespace hamgan {
 
 class Hdf5Writer {
  public:
-  // Creates (truncates) `path`. Throws DataError on failure.
-  Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width);
+  // Creates (truncates) `path`. Throws DataError on failure, and before
+  // creating anything when `expected_images` (if given) cannot fit in the free
+  // space there: HDF5 cannot close a file whose writes failed.
+  Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width, int64_t expected_images = 0);
+  // In memory only (`path` names it in messages): file_image() after finish()
+  // gives the bytes, for callers that write them with their own error handling.
+  static Hdf5Writer in_memory(const std::string& path, int64_t channels, int64_t height, int64_t width);
+  Hdf5Writer(Hdf5Writer&&) noexcept;
   ~Hdf5Writer();
   // Appends n images ((n, C, H, W) uint8 bytes) and their labels.
   void append(const uint8_t* images, const int64_t* labels, int64_t n);
   // Writes the num_classes attribute and closes the file (flushes everything).
   void finish(int64_t num_classes);
   int64_t count() const;
+  const std::string& file_image() const;  // in_memory writers, after finish()
+
+ struct State;  // public for the file's own error handling only
 
  private:
-  struct State;
   std::unique_ptr<State> s_;
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/atomic_file.h"
+#include "core/checked_file.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
@@ -37,9 +38,14 @@ static void write_hdf5(const std::string& path, const torch::Tensor& images, con
   write_atomically(path, [&](const std::string& tmp) {
     const torch::Tensor img = images.contiguous();
     const torch::Tensor lab = labels.to(torch::kLong).contiguous();
-    Hdf5Writer w(tmp, img.size(1), img.size(2), img.size(3));
+    // Built in memory and written with our own error handling: HDF5 cannot
+    // close a file whose writes failed (a full disk), and crashes at exit on it.
+    Hdf5Writer w = Hdf5Writer::in_memory(path, img.size(1), img.size(2), img.size(3));
     w.append(img.data_ptr<uint8_t>(), lab.data_ptr<int64_t>(), img.size(0));
     w.finish(num_classes);
+    CheckedFileWriter out(tmp, path);
+    out.write(w.file_image().data(), w.file_image().size());
+    out.finish();
   });
 }
 

@@ -296,3 +296,31 @@ TEST(TrainReliability, ResumeRefusesAChangedSeedUnlessAllowedAndRecordsChanges) 
 
 }  // namespace
 }  // namespace hamgan
+
+namespace hamgan {
+namespace {
+
+TEST_F(FullDisk, Hdf5OutputToAFullDiskIsOneLineNotACrash) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
+  const std::string run = dir_for("hdf5_full_run");  // the checkpoint lives off the small disk
+  std::string out;
+  ASSERT_EQ(run_command(train_cmd(run, 2), &out), 0) << out;
+  fill_leaving(64 * 1024);
+  const std::string bin = test::hamgan_bin();
+  // sample --out x.hdf5 (before: the right error, then a segfault at exit, 139)
+  EXPECT_EQ(run_command(bin + " sample --checkpoint " + run + " --n 2000 --quiet --device cpu --out " + mount_point_ +
+                            "/x.hdf5 2>&1",
+                        &out),
+            1)
+      << out;
+  EXPECT_NE(error_line(out).find(mount_point_ + "/x.hdf5: cannot write (No space left on device)"), std::string::npos)
+      << out;
+  // prepare refuses before writing when the estimate does not fit
+  EXPECT_EQ(run_command(bin + " prepare --no_progress --output " + mount_point_ + "/p.hdf5 2>&1", &out), 1) << out;
+  EXPECT_NE(error_line(out).find("60000 images need about"), std::string::npos) << out;
+  EXPECT_TRUE(temporaries_in(mount_point_).empty());
+  EXPECT_FALSE(fs::exists(mount_point_ + "/x.hdf5") || fs::exists(mount_point_ + "/p.hdf5"));
+}
+
+}  // namespace
+}  // namespace hamgan
