@@ -14,6 +14,9 @@ static CommandRegistrar prepare_registrar("prepare", [](CLI::App& root) {
       ->capture_default_str();
   sub->add_option("--output", cfg->output, "HDF5 file to write (replaced atomically)")->required();
   add_dataset_options(sub, cfg->source);
+  sub->add_option("--compression", cfg->compression, "none, gzip or lzf (as h5py and BigGAN-PyTorch write it)")
+      ->check(CLI::IsMember({"none", "gzip", "lzf"}))
+      ->capture_default_str();
   sub->add_option("--workers", cfg->workers, "Decoding threads")->check(CLI::Range(1, 256))->capture_default_str();
   sub->add_flag("--progress,!--no_progress", cfg->progress, "Show a progress bar (default: on)");
   sub->callback([cfg] { prepare_dataset(*cfg); });

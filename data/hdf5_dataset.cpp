@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "data/formats.h"
 #include "data/hdf5_common.h"
+#include "data/hdf5_lzf.h"
 
 namespace hamgan {
 
@@ -32,6 +33,8 @@ std::string detail(const H5::Exception& e) {
 }  // namespace hdf5
 
 namespace {
+using hdf5::register_lzf_filter;
+using hdf5::unavailable_filter;
 
 int64_t read_int_attr(const H5::H5Object& obj, const char* name) {
   H5::Attribute a = obj.openAttribute(name);
@@ -100,6 +103,7 @@ class Hdf5Dataset : public Dataset {
  private:
   void open(const DatasetSpec& spec) {
     if (!looks_like_hdf5(path_)) throw DataError(path_ + ": not an HDF5 file (truncated or damaged?)");
+    register_lzf_filter();  // BigGAN-PyTorch's make_hdf5.py --compression writes LZF
     file_ = H5::H5File(path_, H5F_ACC_RDONLY);
     for (const char* name : {hdf5::kImages, hdf5::kLabels})
       if (!file_.nameExists(name))
@@ -107,6 +111,10 @@ class Hdf5Dataset : public Dataset {
                         "labels N int64; make one with 'hamgan prepare')");
     imgs_ = file_.openDataSet(hdf5::kImages);
     H5::DataSet labels = file_.openDataSet(hdf5::kLabels);
+    for (H5::DataSet* d : {&imgs_, &labels}) {
+      const std::string missing = unavailable_filter(d->getCreatePlist().getId());
+      if (!missing.empty()) throw DataError(path_ + ": \"" + d->getObjName().substr(1) + "\" is " + missing);
+    }
     if (imgs_.getTypeClass() != H5T_INTEGER || imgs_.getIntType().getSize() != 1)
       throw DataError(path_ + ": \"imgs\" must hold uint8 pixels");
     if (labels.getTypeClass() != H5T_INTEGER) throw DataError(path_ + ": \"labels\" must hold integers");

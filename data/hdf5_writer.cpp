@@ -7,6 +7,7 @@
 #include "core/checked_file.h"
 #include "core/errors.h"
 #include "data/hdf5_common.h"
+#include "data/hdf5_lzf.h"
 
 namespace hamgan {
 
@@ -72,8 +73,11 @@ Hdf5Writer Hdf5Writer::in_memory(const std::string& path, int64_t channels, int6
 Hdf5Writer::Hdf5Writer(Hdf5Writer&&) noexcept = default;
 
 Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width,
-                       int64_t expected_images)
+                       int64_t expected_images, const std::string& compression)
     : s_(std::make_unique<State>()) {
+  if (compression != "none" && compression != "gzip" && compression != "lzf")
+    throw ConfigError("compression: unknown '" + compression + "'; use none, gzip or lzf");
+  hdf5::register_lzf_filter();
   hdf5::quiet_errors();
   s_->path = path;
   s_->c = channels;
@@ -97,6 +101,8 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
     hsize_t chunk[4] = {hdf5::kChunk, s_->c, s_->h, s_->w};
     H5::DSetCreatPropList ip;
     ip.setChunk(4, chunk);
+    if (compression == "gzip") ip.setDeflate(4);
+    if (compression == "lzf") ip.setFilter(hdf5::kLzfFilterId, H5Z_FLAG_OPTIONAL, 0, nullptr);
     // Cache two chunks so appends that do not end on a chunk boundary are
     // completed in memory instead of read back from the file.
     const size_t chunk_bytes = size_t(hdf5::kChunk) * s_->c * s_->h * s_->w;
@@ -112,6 +118,8 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
     hsize_t ldims[1] = {0}, lmax[1] = {H5S_UNLIMITED}, lchunk[1] = {hdf5::kChunk};
     H5::DSetCreatPropList lp;
     lp.setChunk(1, lchunk);
+    if (compression == "gzip") lp.setDeflate(4);
+    if (compression == "lzf") lp.setFilter(hdf5::kLzfFilterId, H5Z_FLAG_OPTIONAL, 0, nullptr);
     s_->labels = s_->file.createDataSet(hdf5::kLabels, H5::PredType::STD_I64LE, H5::DataSpace(1, ldims, lmax), lp);
   });
 }

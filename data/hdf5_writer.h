@@ -14,7 +14,9 @@ class Hdf5Writer {
   // Creates (truncates) `path`. Throws DataError on failure, and before
   // creating anything when `expected_images` (if given) cannot fit in the free
   // space there: HDF5 cannot close a file whose writes failed.
-  Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width, int64_t expected_images = 0);
+  // `compression`: "none", "gzip" (deflate 4, as h5py's default) or "lzf".
+  Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width, int64_t expected_images = 0,
+             const std::string& compression = "none");
   // In memory only (`path` names it in messages): file_image() after finish()
   // gives the bytes, for callers that write them with their own error handling.
   static Hdf5Writer in_memory(const std::string& path, int64_t channels, int64_t height, int64_t width);

@@ -56,7 +56,7 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
   std::string first_error;
   InterruptGuard guard;
   write_atomically(config.output, [&](const std::string& tmp) {
-    Hdf5Writer writer(tmp, c, h, w, /*expected_images=*/n);
+    Hdf5Writer writer(tmp, c, h, w, /*expected_images=*/n, config.compression);
     std::optional<ProgressBar> bar;
     if (config.progress) bar.emplace("prepare", n, "img");
     // Blocks of one HDF5 chunk: decoded in parallel (thread t takes every

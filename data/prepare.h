@@ -12,6 +12,7 @@ struct PrepareConfig {
   DatasetSpec source;      // what to convert; source.size is the output side
   std::string output;      // .hdf5 file to write (replaced atomically)
   int64_t workers = 2;     // decoding threads (image folders are decode-bound)
+  std::string compression = "none";  // none | gzip | lzf (h5py's and BigGAN-PyTorch's --compression)
   bool progress = true;    // progress bar on stderr
 };
 
