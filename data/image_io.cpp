@@ -5,6 +5,7 @@
 
 #include <png.h>
 
+#include <csetjmp>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -69,6 +70,12 @@ bool read_png_file(FILE* fp, std::vector<uint8_t>* out, PngImage* img, PngError*
   png_init_io(png, fp);
   png_set_user_limits(png, 1u << 14, 1u << 14);
   png_read_info(png, info);
+  if (uint64_t(png_get_image_width(png, info)) * png_get_image_height(png, info) > kMaxImagePixels) {
+    std::snprintf(err->message, sizeof err->message, "%ux%u is over the %llu-pixel limit for images",
+                  png_get_image_width(png, info), png_get_image_height(png, info),
+                  static_cast<unsigned long long>(kMaxImagePixels));
+    std::longjmp(png_jmpbuf(png), 1);
+  }
   const int color = png_get_color_type(png, info);
   if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);

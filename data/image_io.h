@@ -26,6 +26,10 @@ torch::Tensor make_grid(const torch::Tensor& images, int64_t nrow = 8, int64_t p
                         uint8_t pad_value = 0);
 
 // Decodes a JPEG to uint8 (C, H, W), C = 1 (grayscale) or 3; throws DataError.
+// Decoded images above this many pixels (8192 x 8192) are refused before any
+// allocation: a 30-byte header may claim 16000 x 16000 and cost a gigabyte.
+inline constexpr uint64_t kMaxImagePixels = uint64_t(1) << 26;
+
 torch::Tensor load_jpeg(const std::string& path);
 // Writes a uint8 (1|3, H, W) image as a baseline JPEG (atomically); quality 1..100.
 void save_jpeg(const torch::Tensor& image, const std::string& path, int quality = 95);

@@ -54,7 +54,8 @@ bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegErr
   jpeg_create_decompress(&cinfo);
   jpeg_stdio_src(&cinfo, fp);
   jpeg_read_header(&cinfo, TRUE);
-  if (cinfo.image_width > 16384 || cinfo.image_height > 16384)
+  if (cinfo.image_width > 16384 || cinfo.image_height > 16384 ||
+      uint64_t(cinfo.image_width) * cinfo.image_height > kMaxImagePixels)
     ERREXIT(&cinfo, JERR_IMAGE_TOO_BIG);
   // Gray stays gray; YCbCr/RGB become RGB; CMYK/YCCK come out as CMYK.
   img->cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;

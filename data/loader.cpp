@@ -150,8 +150,10 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, 
     throw ConfigError("loader: batch_size " + std::to_string(options.batch_size) + " exceeds the " +
                       std::to_string(dataset->size()) + " examples of " + dataset->describe());
   if (start.epoch < 0 || start.index < 0 || start.index > dataset->size())
-    throw ConfigError("loader: invalid start position (epoch " + std::to_string(start.epoch) + ", index " +
-                      std::to_string(start.index) + ")");
+    throw ConfigError("loader: the saved data position (epoch " + std::to_string(start.epoch) + ", index " +
+                      std::to_string(start.index) + ") lies outside the " + std::to_string(dataset->size()) +
+                      " examples of " + dataset->describe() +
+                      ": the data changed since the run started; resume with the same data or start a new run");
   s.dataset = std::move(dataset);
   s.opt = options;
   s.n = s.dataset->size();

@@ -32,10 +32,23 @@ std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {
   spec.size = cfg.model.resolution;
   spec.channels = cfg.model.image_channels;
   auto dataset = open_dataset(spec);
-  if (dataset->num_classes() > cfg.model.num_classes)
+  const int64_t r = cfg.model.resolution;
+  // Formats that keep their own size (HDF5) are checked here, not at the first batch.
+  if (dataset->height() != r || dataset->width() != r)
+    throw DataError(dataset->describe() + ": images are " + std::to_string(dataset->height()) + "x" +
+                    std::to_string(dataset->width()) + " but the model's resolution is " + std::to_string(r) +
+                    "; write a copy at that size with 'hamgan prepare --input " + cfg.dataset + " --size " +
+                    std::to_string(r) + " --output FILE.hdf5' or set resolution to match");
+  if (dataset->num_classes() > cfg.model.num_classes) {
+    int64_t above = 0, first = -1;
+    for (int64_t i = 0; i < dataset->size(); ++i)
+      if (dataset->label(i) >= cfg.model.num_classes && above++ == 0) first = i;
     throw ConfigError("num_classes: the model has " + std::to_string(cfg.model.num_classes) + " classes but " +
-                      dataset->describe() + " has " + std::to_string(dataset->num_classes()) +
-                      "; set num_classes = " + std::to_string(dataset->num_classes()));
+                      std::to_string(above) + " example(s) of " + dataset->describe() + " have labels up to " +
+                      std::to_string(dataset->num_classes() - 1) + " (the first at index " + std::to_string(first) +
+                      "); fix those labels, or set num_classes = " + std::to_string(dataset->num_classes()) +
+                      " if the data has that many classes");
+  }
   return dataset;
 }
 

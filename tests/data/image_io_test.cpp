@@ -1,5 +1,8 @@
 // PNG grids and pixel operations against independent references: a grid built
 // pixel by pixel from its definition, PIL decoding our PNGs, PIL resizing.
+#include <sys/resource.h>
+#include <zlib.h>
+
 #include <fstream>
 
 #include "core/errors.h"
@@ -113,6 +116,42 @@ TEST(ImageOps, PadCentresOnBackgroundAndChannelsConvert) {
   auto px = torch::tensor({10, 200, 30}, torch::kUInt8).reshape({3, 1, 1});
   // PIL convert("L"): (R*19595 + G*38470 + B*7471 + 0x8000) >> 16.
   EXPECT_EQ(convert_channels(px, 1).item<uint8_t>(), (10 * 19595 + 200 * 38470 + 30 * 7471 + 0x8000) >> 16);
+}
+
+}  // namespace
+}  // namespace hamgan
+
+namespace hamgan {
+namespace {
+
+// A PNG of only a header claiming width x height (no image data), as a fuzzer or a damaged download gives.
+std::string png_header_only(uint32_t width, uint32_t height) {
+  const auto be = [](uint32_t v) { return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; };
+  const std::string ihdr = "IHDR" + be(width) + be(height) + std::string{8, 2, 0, 0, 0};  // 8-bit RGB
+  const uint32_t crc = crc32(0, reinterpret_cast<const Bytef*>(ihdr.data()), static_cast<uInt>(ihdr.size()));
+  const auto empty_chunk = [&](const std::string& type) {
+    return be(0) + type + be(crc32(0, reinterpret_cast<const Bytef*>(type.data()), 4));
+  };
+  return std::string("\x89PNG\r\n\x1a\n", 8) + be(13) + ihdr + be(crc) + empty_chunk("IDAT") + empty_chunk("IEND");
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+TEST(ImageIo, AnAbsurdPngHeaderIsRefusedBeforeAllocating) {
+  const std::string path = test::scratch_dir("data", "png_bomb") + "/bomb.png";
+  std::ofstream(path, std::ios::binary) << png_header_only(16000, 16000);
+  const long before = peak_rss_kib();
+  try {
+    load_png(path);
+    FAIL() << "decoded a 16000x16000 header without data";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("16000x16000 is over the"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(peak_rss_kib() - before, 100 * 1024) << "KiB allocated for a refused image";  // was ~1.1 GB
 }
 
 }  // namespace
