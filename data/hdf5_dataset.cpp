@@ -11,8 +11,11 @@
 
 #include "core/errors.h"
 #include "data/formats.h"
+#include <filesystem>
+
 #include "data/hdf5_common.h"
 #include "data/hdf5_lzf.h"
+#include "data/image_io.h"
 
 namespace hamgan {
 
@@ -117,7 +120,8 @@ class Hdf5Dataset : public Dataset {
     }
     if (imgs_.getTypeClass() != H5T_INTEGER || imgs_.getIntType().getSize() != 1)
       throw DataError(path_ + ": \"imgs\" must hold uint8 pixels");
-    if (labels.getTypeClass() != H5T_INTEGER) throw DataError(path_ + ": \"labels\" must hold integers");
+    if (labels.getTypeClass() != H5T_INTEGER || labels.getIntType().getSize() > 8)
+      throw DataError(path_ + ": \"labels\" must hold integers of at most 64 bits");
     H5::DataSpace space = imgs_.getSpace();
     if (space.getSimpleExtentNdims() != 4)
       throw DataError(path_ + ": \"imgs\" must be 4-D (N, C, H, W), has " +
@@ -137,6 +141,13 @@ class Hdf5Dataset : public Dataset {
     h_ = nhwc_ ? dims_[1] : dims_[2];
     w_ = nhwc_ ? dims_[2] : dims_[3];
     if (c_ != 1 && c_ != 3) throw DataError(path_ + ": images must have 1 or 3 channels, found " + std::to_string(c_));
+    if (h_ < 1 || w_ < 1 || h_ > 16384 || w_ > 16384 || uint64_t(h_) * uint64_t(w_) > kMaxImagePixels)
+      throw DataError(path_ + ": images of " + std::to_string(h_) + "x" + std::to_string(w_) +
+                      " are outside what a data set can hold (at most 8192x8192 pixels; damaged header?)");
+    // Unchunked storage must hold what the shape promises: HDF5 reads a short
+    // compact dataset past the end of its own buffer (found by fuzzing).
+    check_storage(imgs_, "imgs", uint64_t(n_) * uint64_t(c_) * uint64_t(h_) * uint64_t(w_));
+    check_storage(labels, "labels", uint64_t(n_) * labels.getDataType().getSize());
     labels_.resize(n_);
     labels.read(labels_.data(), H5::PredType::NATIVE_INT64);
     const int64_t max_label = *std::max_element(labels_.begin(), labels_.end());
@@ -155,6 +166,49 @@ class Hdf5Dataset : public Dataset {
       imgs_ = file_.openDataSet(hdf5::kImages, dapl);
     }
     if (spec.in_memory) load_all();
+  }
+
+  void check_storage(const H5::DataSet& d, const char* name, uint64_t bytes) const {
+    const H5::DSetCreatPropList plist = d.getCreatePlist();
+    const H5D_layout_t layout = plist.getLayout();
+    const auto damaged = [&](uint64_t stored, uint64_t needed, const std::string& what) {
+      return DataError(path_ + ": \"" + name + "\" stores " + std::to_string(stored) + " bytes " + what +
+                       " but its shape needs " + std::to_string(needed) + " (file truncated or damaged)");
+    };
+    if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && d.getStorageSize() < bytes)
+      throw damaged(d.getStorageSize(), bytes, "in all");
+    if (layout != H5D_CHUNKED) return;
+    hsize_t chunk[H5S_MAX_RANK];
+    const int rank = plist.getChunk(H5S_MAX_RANK, chunk);
+    uint64_t chunk_bytes = d.getDataType().getSize();
+    for (int i = 0; i < rank; ++i) chunk_bytes *= chunk[i];
+    // LZF decompresses to the chunk size the file records: it must be the real one.
+    if (plist.allFiltersAvail() && H5Pget_filter_by_id2(plist.getId(), hdf5::kLzfFilterId, nullptr, nullptr, nullptr,
+                                                        0, nullptr, nullptr) >= 0) {
+      unsigned flags = 0, values[8] = {0};
+      size_t count = 8;
+      H5Pget_filter_by_id2(plist.getId(), hdf5::kLzfFilterId, &flags, &count, values, 0, nullptr, nullptr);
+      if (count < 3 || values[2] != chunk_bytes)
+        throw DataError(path_ + ": \"" + name + "\" records LZF chunks of " + std::to_string(count < 3 ? 0 : values[2]) +
+                        " bytes but its chunks hold " + std::to_string(chunk_bytes) + " (file damaged)");
+    }
+    // Unfiltered chunks are copied as stored: each must be exactly a chunk's size.
+    // Any chunk is read whole at its recorded size: none can exceed the file.
+    const bool filtered = plist.getNfilters() != 0;
+    std::error_code ec;
+    const uint64_t file_bytes = std::filesystem::file_size(path_, ec);
+    hsize_t chunks = 0;
+    const H5::DataSpace space = d.getSpace();
+    if (H5Dget_num_chunks(d.getId(), space.getId(), &chunks) < 0) return;
+    for (hsize_t i = 0; i < chunks; ++i) {
+      hsize_t offset[H5S_MAX_RANK];
+      unsigned mask = 0;
+      haddr_t addr = 0;
+      hsize_t size = 0;
+      if (H5Dget_chunk_info(d.getId(), space.getId(), i, offset, &mask, &addr, &size) < 0) continue;
+      if ((!filtered && size != chunk_bytes) || (!ec && size > file_bytes))
+        throw damaged(size, chunk_bytes, "in chunk " + std::to_string(i));
+    }
   }
 
   bool detect_nhwc() const {

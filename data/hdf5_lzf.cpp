@@ -37,22 +37,22 @@ size_t lzf_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], 
                   void** buf) {
   if (flags & H5Z_FLAG_REVERSE) {
     // Decompress into a buffer of the chunk's size, growing it if the size was not recorded.
-    size_t out_size = (cd_nelmts >= 3 && cd_values[2] != 0) ? cd_values[2] : *buf_size;
-    for (int attempt = 0; attempt < 32; ++attempt) {
-      void* out = std::malloc(out_size);
-      if (!out) return 0;
-      const unsigned got = lzf_decompress(*buf, static_cast<unsigned>(nbytes), out, static_cast<unsigned>(out_size));
-      if (got != 0) {
-        std::free(*buf);
-        *buf = out;
-        *buf_size = out_size;
-        return got;
-      }
+    // HDF5 copies a whole chunk out of the result whatever size is returned, so
+    // the output must be exactly the chunk: its size as recorded (h5py always
+    // records it; the reader checks the record against the dataset's shape).
+    if (cd_nelmts < 3 || cd_values[2] == 0) return 0;
+    const size_t chunk_bytes = cd_values[2];
+    void* out = std::malloc(chunk_bytes);
+    if (!out) return 0;
+    const unsigned got = lzf_decompress(*buf, static_cast<unsigned>(nbytes), out, static_cast<unsigned>(chunk_bytes));
+    if (got != chunk_bytes) {  // corrupt, or a different size than recorded
       std::free(out);
-      if (errno != E2BIG) return 0;  // corrupt data
-      out_size *= 2;
+      return 0;
     }
-    return 0;
+    std::free(*buf);
+    *buf = out;
+    *buf_size = chunk_bytes;
+    return got;
   }
   // Compress; a chunk that does not shrink is stored raw (the filter is optional).
   void* out = std::malloc(nbytes);

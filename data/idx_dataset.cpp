@@ -63,8 +63,15 @@ IdxArray read_idx(const std::string& path, uint32_t want_ndims) {
     total *= v;
   }
   if (total > (size_t(1) << 34)) throw DataError(path + ": implausibly large header sizes");
-  a.data.resize(total);
-  read_exact(gz, path, a.data.data(), total, "data");
+  // Grown as the data arrive, so a header promising gigabytes costs only what
+  // the file really holds (a gzip stream's size is unknown until read).
+  constexpr size_t kStep = size_t(64) << 20;
+  for (size_t done = 0; done < total;) {
+    const size_t step = std::min(kStep, total - done);
+    a.data.resize(done + step);
+    read_exact(gz, path, a.data.data() + done, step, "data");
+    done += step;
+  }
   uint8_t extra;
   const int more = gzread(gz.f, &extra, 1);
   if (more < 0) {

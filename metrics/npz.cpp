@@ -1,6 +1,8 @@
 // .npy/.npz reading and writing (format notes in npz.h).
 #include "metrics/npz.h"
 
+#include <filesystem>
+
 #include <zip.h>
 
 #include <cstring>
@@ -170,6 +172,15 @@ NpzArrays read_npz(const std::string& path, const std::vector<std::string>& only
     zip_stat_init(&st);
     if (zip_stat_index(za, i, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
       throw DataError(path + ": cannot stat member " + name);
+    // The header's size is allocated below: bound it by what the stored bytes can
+    // expand to (deflate's 1032:1), so a forged header cannot ask for gigabytes.
+    constexpr uint64_t kDeflateMaxRatio = 1032;
+    std::error_code ec;
+    const uint64_t file_bytes = std::filesystem::file_size(path, ec);
+    const uint64_t stored = std::min<uint64_t>((st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : 0, ec ? 0 : file_bytes);
+    if (st.size > stored * kDeflateMaxRatio + 4096)
+      throw DataError(path + ": member " + name + " claims " + std::to_string(st.size) + " bytes from " +
+                      std::to_string(stored) + " stored (corrupt or not an .npz written by numpy)");
     zip_file_t* f = zip_fopen_index(za, i, 0);
     if (!f) throw DataError(path + ": cannot read member " + name + " (" + zip_strerror(za) + ")");
     std::string bytes(st.size, '\0');

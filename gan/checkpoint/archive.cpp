@@ -1,5 +1,7 @@
 #include "gan/checkpoint/archive.h"
 
+#include <zip.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -46,18 +48,47 @@ void CheckpointWriter::save(const std::string& path) {
   write_text_atomically(completeness_marker_path(path), std::to_string(fs::file_size(path)) + "\n");
 }
 
+namespace {
+
+// LibTorch allocates each record at the size its zip header states; a damaged
+// header can state gigabytes. Its archives store records uncompressed, so no
+// record can be larger than the file: checked with libzip before LibTorch reads.
+void check_record_sizes(const std::string& path) {
+  const std::string corrupt = path + ": not a readable HamGAN checkpoint (truncated or corrupt archive); " +
+                              "use an earlier checkpoint of the run";
+  int error = 0;
+  zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &error);
+  if (!za) throw CheckpointError(corrupt);
+  std::error_code ec;
+  const uint64_t file_bytes = fs::file_size(path, ec);
+  bool ok = true;
+  const zip_int64_t n = zip_get_num_entries(za, 0);
+  for (zip_int64_t i = 0; ok && i < n; ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    ok = zip_stat_index(za, static_cast<zip_uint64_t>(i), 0, &st) == 0 && (st.valid & ZIP_STAT_SIZE) &&
+         st.size <= file_bytes;
+  }
+  zip_discard(za);
+  if (!ok) throw CheckpointError(corrupt);
+}
+
+}  // namespace
+
 CheckpointReader::CheckpointReader(const std::string& path, torch::Device device) : path_(path) {
   if (!fs::is_regular_file(path)) throw CheckpointError(path + ": no such checkpoint file");
+  check_record_sizes(path);
   try {
     archive_.load_from(path, device);
-  } catch (const c10::Error&) {
+  } catch (const std::exception&) {  // c10::Error, and TorchScript's ErrorReport for a damaged code section
     throw CheckpointError(path + ": not a readable HamGAN checkpoint (truncated or corrupt archive); " +
                           "use an earlier checkpoint of the run");
   }
   torch::Tensor version;
-  if (!archive_.try_read("format_version", version))
+  if (!guarded("format_version", [&] { return archive_.try_read("format_version", version); }) ||
+      version.numel() != 1)
     throw CheckpointError(path + ": not a HamGAN checkpoint (no format_version)");
-  const int64_t v = version.item<int64_t>();
+  const int64_t v = guarded("format_version", [&] { return version.item<int64_t>(); });
   if (v > kCheckpointFormatVersion)
     throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is newer than this hamgan reads (" +
                           std::to_string(kCheckpointFormatVersion) + "); update hamgan");
@@ -70,29 +101,57 @@ void CheckpointReader::missing(const std::string& key) const {
   throw CheckpointError(path_ + ": checkpoint has no " + key + " (written by another tool or an incomplete save)");
 }
 
+template <class F>
+auto CheckpointReader::guarded(const std::string& key, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception&) {  // a damaged record inside a well-formed archive
+    throw CheckpointError(path_ + ": " + key + " is unreadable (corrupt checkpoint); use an earlier checkpoint of the run");
+  }
+}
+
 bool CheckpointReader::has(const std::string& key) {
-  c10::IValue v;
-  return archive_.try_read(key, v);
+  return guarded(key, [&] {
+    c10::IValue v;
+    return archive_.try_read(key, v);
+  });
 }
 
 torch::Tensor CheckpointReader::get_tensor(const std::string& key) {
-  torch::Tensor t;
-  if (!archive_.try_read(key, t)) missing(key);
-  return t;
+  return guarded(key, [&] {
+    torch::Tensor t;
+    if (!archive_.try_read(key, t)) missing(key);
+    return t;
+  });
 }
 
-int64_t CheckpointReader::get_int(const std::string& key) { return get_tensor(key).item<int64_t>(); }
-double CheckpointReader::get_double(const std::string& key) { return get_tensor(key).item<double>(); }
+int64_t CheckpointReader::get_int(const std::string& key) {
+  const torch::Tensor t = get_tensor(key);
+  if (t.numel() != 1) missing(key);
+  return guarded(key, [&] { return t.item<int64_t>(); });
+}
+
+double CheckpointReader::get_double(const std::string& key) {
+  const torch::Tensor t = get_tensor(key);
+  if (t.numel() != 1) missing(key);
+  return guarded(key, [&] { return t.item<double>(); });
+}
 
 std::string CheckpointReader::get_string(const std::string& key) {
-  c10::IValue v;
-  if (!archive_.try_read(key, v) || !v.isString()) missing(key);
-  return v.toStringRef();
+  return guarded(key, [&] {
+    c10::IValue v;
+    if (!archive_.try_read(key, v) || !v.isString()) missing(key);
+    return v.toStringRef();
+  });
 }
 
 bool CheckpointReader::has_module(const std::string& key) {
-  torch::serialize::InputArchive sub;
-  return archive_.try_read(key, sub);
+  return guarded(key, [&] {
+    torch::serialize::InputArchive sub;
+    return archive_.try_read(key, sub);
+  });
 }
 
 void CheckpointReader::load_module(const std::string& key, torch::nn::Module& module) {

@@ -49,6 +49,9 @@ class CheckpointReader {
 
  private:
   [[noreturn]] void missing(const std::string& key) const;
+  // Runs `read`, turning LibTorch's exceptions about a damaged record into a CheckpointError.
+  template <class F>
+  auto guarded(const std::string& key, F&& read) -> decltype(read());
   std::string path_;
   torch::serialize::InputArchive archive_;
 };

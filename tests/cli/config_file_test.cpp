@@ -40,7 +40,7 @@ std::map<std::string, std::string> tomllib(const std::string& path) {
 
 TEST(ConfigFile, EveryShippedExperimentReadsAsTomllibReadsIt) {
   int files = 0;
-  for (const auto& e : fs::directory_iterator(std::string(HAMGAN_SOURCE_DIR) + "/experiments")) {
+  for (const auto& e : fs::recursive_directory_iterator(std::string(HAMGAN_SOURCE_DIR) + "/experiments")) {
     if (e.path().extension() != ".toml") continue;
     ++files;
     const auto a = ours(e.path().string()), b = tomllib(e.path().string());
@@ -54,7 +54,7 @@ TEST(ConfigFile, EveryShippedExperimentReadsAsTomllibReadsIt) {
     }
     EXPECT_EQ(a.size(), b.size()) << e.path();
   }
-  EXPECT_GE(files, 5);
+  EXPECT_GE(files, 19);  // experiments/*.toml and experiments/ablation/*.toml
 }
 
 TEST(ConfigFile, TomlFeaturesReadAsTomllibReadsThem) {
@@ -78,6 +78,52 @@ TEST(ConfigFile, ErrorsNameTheSourceLineAndColumn) {
       EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
     }
   }
+}
+
+TEST(ConfigFile, ADuplicateKeyIsNamedWithTheFix) {
+  try {
+    parse_config_text("seed = 1\nseed = 2\n", "exp.toml");
+    ADD_FAILURE() << "accepted a duplicate key";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "exp.toml:2:8: 'seed' is set twice; keep one of the two");
+  }
+}
+
+// Any bytes give entries or a ConfigError: never another exception, never a crash.
+TEST(ConfigFile, ArbitraryBytesGiveEntriesOrAConfigError) {
+  std::vector<std::string> inputs = {std::string(100000, '['), "a = " + std::string(100000, '['),
+                                     "a = " + std::string(5000, '{'), std::string(3, '\0'),
+                                     "a" + std::string(200000, '.') + "b = 1", "x = \"\\u0000\"\n"};
+  std::string deep = "k";
+  for (int i = 0; i < 20000; ++i) deep += ".k";
+  inputs.push_back(deep + " = 1\n");
+  const std::string shipped = test::file_contents(std::string(HAMGAN_SOURCE_DIR) + "/experiments/fmnist_ham.toml");
+  ASSERT_FALSE(shipped.empty());
+  uint64_t state = 12345;
+  auto next = [&state] { return state = state * 6364136223846793005ULL + 1442695040888963407ULL, state >> 33; };
+  for (int i = 0; i < 3000; ++i) {  // a shipped config with 1-8 bytes changed, cut or not
+    std::string text = shipped;
+    for (int j = 0, n = 1 + next() % 8; j < n; ++j) text[next() % text.size()] = static_cast<char>(next() & 0xff);
+    if (i % 3 == 0) text.resize(next() % text.size());
+    inputs.push_back(text);
+  }
+  for (int i = 0; i < 500; ++i) {  // random bytes
+    std::string text(next() % 200, '\0');
+    for (char& c : text) c = static_cast<char>(next() & 0xff);
+    inputs.push_back(text);
+  }
+  int rejected = 0;
+  for (const auto& text : inputs) {
+    try {
+      parse_config_text(text, "f.toml");
+    } catch (const ConfigError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("f.toml:", 0), 0u) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not a ConfigError: " << e.what();
+    }
+  }
+  EXPECT_GT(rejected, 1000);
 }
 
 }  // namespace
