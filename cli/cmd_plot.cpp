@@ -15,7 +15,10 @@ static CommandRegistrar plot_registrar("plot", [](CLI::App& root) {
   sub->add_option("--out", cfg->out, "PNG path (default RUN_DIR/curves.png)")->capture_default_str();
   sub->add_option("--width", cfg->width, "Pixels per panel, horizontally")->check(CLI::Range(200, 4000))->capture_default_str();
   sub->add_option("--height", cfg->height, "Pixels per panel, vertically")->check(CLI::Range(120, 4000))->capture_default_str();
-  sub->callback([cfg] { std::cout << "plot: wrote " << plot_run(*cfg) << "\n"; });
+  sub->callback([cfg] {
+    const auto written = plot_run(*cfg);  // before any output, so a failure is the only line
+    std::cout << "plot: wrote " << written << "\n";
+  });
 });
 
 }  // namespace hamgan::cli

@@ -31,9 +31,15 @@ void add_config_file_option(CLI::App* sub);
 // Returns where each injected option came from ("--batch_size" -> "FILE:LINE"), for error messages.
 std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vector<std::string>& args);
 
-// One line for a CLI11 parse error, with the fix: an unknown command with the
-// closest one, an unknown or repeated option, a bad value (naming the config
-// file and line it came from, per `origins`).
+// Reads every INT, UINT and FLOAT option under `root` strictly, before its other checks:
+// decimal, finite and within 64 bits (CLI11 alone reads 010 as octal, clamps
+// 99999999999999999999 to 2^63-1 and lets nan through a range), else a one-line
+// "'abc' is not an integer; it must be >= 1".
+void check_numeric_options(CLI::App& root);
+
+// One line for a CLI11 parse error, with the fix: an unknown command or option
+// with the closest one, a repeated option, a missing value or argument, a bad
+// value (naming the config file and line it came from, per `origins`).
 std::string parse_error_line(const CLI::ParseError& e, const CLI::App& root, const std::vector<std::string>& args,
                              const std::map<std::string, std::string>& origins);
 

@@ -71,7 +71,9 @@ std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vecto
     if (args[i].rfind("--config=", 0) == 0) path = args[i].substr(9);
   }
   if (path.empty()) return origins;
-  if (!std::filesystem::is_regular_file(path)) throw ConfigError(path + ": config file not found");
+  if (std::filesystem::is_directory(path)) throw ConfigError(path + ": is a directory; give --config a TOML file");
+  if (!std::filesystem::is_regular_file(path))
+    throw ConfigError(path + ": config file not found; give --config the path of a TOML file");
   std::vector<std::string> injected;
   for (const auto& item : read_config_file(path)) {
     const std::string where = path + ":" + std::to_string(item.line);
@@ -101,8 +103,12 @@ std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vecto
       if (int(item.values.size()) > opt->get_expected_max())
         throw ConfigError(where + ": " + full + " takes one value, got an array of " +
                           std::to_string(item.values.size()));
-      injected.push_back("--" + key);
-      for (const auto& v : item.values) injected.push_back(v);
+      if (item.values.size() == 1) {
+        injected.push_back("--" + key + "=" + item.values.front());  // one word, even for "-5" or "--x"
+      } else {
+        injected.push_back("--" + key);
+        for (const auto& v : item.values) injected.push_back(v);
+      }
     }
   }
   args.insert(args.begin() + pos, injected.begin(), injected.end());

@@ -37,13 +37,14 @@ int main(int argc, char** argv) {
   CLI::App app{"HamGAN: class-conditional GANs with Hamburger, attention and YLG context blocks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "hamgan 0.1.0");
-  for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::map<std::string, std::string> origins;  // options that came from a --config file
   // Ctrl-C, SIGTERM and SIGHUP stop every command at its next batch (exit 130,
   // nothing half-written); training checkpoints first.
   hamgan::StopSignalGuard signals;
   try {
+    for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
+    hamgan::cli::check_numeric_options(app);
     std::vector<std::string> parse_args = args;
     origins = hamgan::cli::expand_config_file(app, parse_args);
     std::reverse(parse_args.begin(), parse_args.end());  // CLI11 takes the vector back to front

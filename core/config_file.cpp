@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -35,12 +36,31 @@ std::string scalar_text(const toml::node& n, const std::string& source, const st
                     ": dates, times and nested arrays or tables are not config values; use a number, string or boolean");
 }
 
+// toml++'s description of a syntax error, with the fix.
+std::string parse_problem(std::string what) {
+  for (char& c : what) c = c == '\n' || c == '\r' ? ' ' : c;
+  const std::string redefine = "cannot redefine existing ";
+  const auto at = what.find(redefine);
+  const auto quote = what.find('\'', at);
+  if (at != std::string::npos && quote != std::string::npos && what.back() == '\'')
+    return what.substr(quote) + " is set twice; keep one of the two";
+  if (!what.empty() && what[0] == 'E') what[0] = 'e';  // "Error while parsing ..." mid-line
+  return what + "; fix the TOML there (key = value; text in quotes)";
+}
+
+// Config tables are at most a few levels deep; a limit keeps "a.a.a...= 1" from
+// building dotted names of quadratic total length.
+constexpr int kMaxTableDepth = 16;
+
 void flatten(const toml::table& table, const std::string& prefix, const std::string& source,
-             std::vector<ConfigEntry>& out) {
+             std::vector<ConfigEntry>& out, int depth = 0) {
   for (const auto& [k, node] : table) {
     const std::string key(k.str());
     if (const auto* sub = node.as_table()) {
-      flatten(*sub, prefix.empty() ? key : prefix + "." + key, source, out);
+      if (depth == kMaxTableDepth)
+        throw ConfigError(where(source, node.source()) + ": tables nested more than " +
+                          std::to_string(kMaxTableDepth) + " deep; use flat keys (key = value)");
+      flatten(*sub, prefix.empty() ? key : prefix + "." + key, source, out, depth + 1);
       continue;
     }
     ConfigEntry e;
@@ -64,9 +84,7 @@ std::vector<ConfigEntry> parse_config_text(const std::string& text, const std::s
   try {
     table = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    std::string what(e.description());
-    for (char& c : what) c = c == '\n' ? ' ' : c;
-    throw ConfigError(where(source_name, e.source()) + ": " + what + " (the file must be TOML: key = value)");
+    throw ConfigError(where(source_name, e.source()) + ": " + parse_problem(std::string(e.description())));
   }
   std::vector<ConfigEntry> entries;
   flatten(table, "", source_name, entries);
@@ -76,8 +94,9 @@ std::vector<ConfigEntry> parse_config_text(const std::string& text, const std::s
 }
 
 std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw ConfigError(path + ": is a directory; give a TOML file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": config file not found or unreadable");
+  if (!in) throw ConfigError(path + ": config file not found or unreadable; give the path of a readable TOML file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_config_text(text.str(), path);

@@ -34,9 +34,12 @@ struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
 void validate(const HamOptions& o, int64_t channels, int64_t rank, int64_t num_classes) {
   validate_fields("ham", ham_option_table(), o);
   if (channels < 1) throw ModelError("ham: channels must be positive, got " + std::to_string(channels));
+  // The bases are d x r with r <= d; ham_rank 0 picks max(1, d / 8), valid for every d.
   if (rank < 1 || rank > channels)
-    throw ConfigError("ham: ham_rank " + std::to_string(rank) + " must be in [1, channels=" + std::to_string(channels) +
-                      "]; set ham_rank 0 for channels / 8");
+    throw ConfigError("ham: ham_rank " + std::to_string(rank) + " is more than the block's " +
+                      std::to_string(channels) + " channels (the rank is at most the channel count); use a ham_rank " +
+                      "from 1 to " + std::to_string(channels) + ", or 0 for max(1, channels / 8) = " +
+                      std::to_string(std::max<int64_t>(1, channels / 8)));
   if (num_classes < 0) throw ConfigError("ham: num_classes must be >= 0");
 }
 

@@ -46,6 +46,7 @@ class CliErrors : public ::testing::Test {
 TEST_F(CliErrors, AMistypedCommandIsNamedWithTheClosestOne) {
   expect_one_line_error(hamgan("trian"), {"unknown command 'trian'", "did you mean 'train'?", "sample"});
   expect_one_line_error(hamgan(""), {"no command given", "train"});
+  expect_one_line_error(hamgan("--nonsense"), {"unexpected --nonsense before a command; give a command first"});
 }
 
 TEST_F(CliErrors, ARepeatedOptionIsNamed) {
