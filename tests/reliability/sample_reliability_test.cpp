@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "core/errors.h"
@@ -71,6 +72,13 @@ TEST_F(SampleReliability, ATinyTruncationFinishes) {
   EXPECT_TRUE(fs::exists(out)) << text;
 }
 
+bool catches_signal(pid_t pid, int sig) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+  return false;
+}
+
 // Runs `cmd` (stderr to `log`), sends `sig` after `after_s` seconds, and returns
 // its exit code, or -1 when the signal killed it or it ignored the signal for 30 s.
 int exit_code_after_signal(const std::string& cmd, const std::string& log, int after_s, int sig) {
@@ -79,6 +87,9 @@ int exit_code_after_signal(const std::string& cmd, const std::string& log, int a
     ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " > " + log + " 2>&1").c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  // Count the wait from when the handler is installed (/proc's SigCgt mask): on a
+  // loaded machine loading LibTorch alone can take seconds.
+  for (int i = 0; i < 600 && !catches_signal(pid, sig); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::this_thread::sleep_for(std::chrono::seconds(after_s));
   ::kill(pid, sig);
   int status = 0;
