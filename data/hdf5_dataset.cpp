@@ -141,7 +141,8 @@ class Hdf5Dataset : public Dataset {
     h_ = nhwc_ ? dims_[1] : dims_[2];
     w_ = nhwc_ ? dims_[2] : dims_[3];
     if (c_ != 1 && c_ != 3) throw DataError(path_ + ": images must have 1 or 3 channels, found " + std::to_string(c_));
-    if (h_ < 1 || w_ < 1 || h_ > 16384 || w_ > 16384 || uint64_t(h_) * uint64_t(w_) > kMaxImagePixels)
+    if (h_ < 1 || w_ < 1 || uint64_t(h_) > kMaxImageSide || uint64_t(w_) > kMaxImageSide ||
+        uint64_t(h_) * uint64_t(w_) > kMaxImagePixels)
       throw DataError(path_ + ": images of " + std::to_string(h_) + "x" + std::to_string(w_) +
                       " are outside what a data set can hold (at most 8192x8192 pixels; damaged header?)");
     // Unchunked storage must hold what the shape promises: HDF5 reads a short

@@ -1,9 +1,15 @@
 #include "data/hdf5_writer.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
+#include "core/atomic_file.h"
 #include "core/checked_file.h"
 #include "core/errors.h"
 #include "data/hdf5_common.h"
@@ -21,12 +27,18 @@ struct Hdf5Writer::State {
   bool in_memory = false;
   std::string image;  // in_memory: the finished file's bytes
 
-  // After a failed write (a full disk) HDF5 cannot flush its metadata, so the
-  // file never closes, and the library's own clean-up at exit then crashes on
-  // it. Truncating the file first gives the flush room; it is discarded anyway.
+  // After a failed write (a full disk, a file size limit) HDF5 cannot flush
+  // its chunk cache and metadata, so every close fails; the objects' own
+  // destructors and the library's clean-up at exit then close them again and
+  // crash. The file is discarded anyway: pointing HDF5's descriptor at
+  // /dev/null lets the flush succeed (into nothing) and everything close.
   void abandon() {
-    if (::truncate(path.c_str(), 0) != 0) {
-      // Nothing more to free; closing below may still fail, which is reported already.
+    if (!in_memory) {
+      void* handle = nullptr;
+      const int sink = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (sink >= 0 && file.getId() >= 0 && H5Fget_vfd_handle(file.getId(), H5P_DEFAULT, &handle) >= 0 && handle)
+        ::dup2(sink, *static_cast<int*>(handle));  // the default (sec2) driver's handle is its descriptor
+      if (sink >= 0) ::close(sink);
     }
     for (H5::DataSet* d : {&imgs, &labels}) {
       try {
@@ -43,14 +55,34 @@ struct Hdf5Writer::State {
 };
 
 namespace {
+
+// The path to name in messages: the final file, not write_atomically's temporary.
+std::string shown_path(const std::string& path) {
+  const std::string suffix = temporary_path_for("");
+  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return path.substr(0, path.size() - suffix.size());
+  return path;
+}
+
+// Why a write failed, from the errno the failing write left behind.
+std::string write_failure_hint(int err) {
+  if (err == ENOSPC || err == EDQUOT) return "the disk is full (" + std::string(std::strerror(err)) + ")";
+  if (err == EFBIG)
+    return "the file outgrew the file system's or the process's file size limit (" + std::string(std::strerror(err)) +
+           ")";
+  return "check the free space and permissions where it is written";
+}
+
 template <typename F>
 void guarded(Hdf5Writer::State& s, const char* what, F&& f) {
   hdf5::quiet_errors();
+  errno = 0;
   try {
     f();
   } catch (const H5::Exception& e) {
-    const std::string message = s.path + ": HDF5 error while " + what + " (" + hdf5::detail(e) +
-                                "); check the free space and permissions where it is written";
+    const int err = errno;
+    const std::string message = shown_path(s.path) + ": HDF5 error while " + what + " (" + hdf5::detail(e) + "); " +
+                                write_failure_hint(err);
     s.abandon();
     throw DataError(message);
   }
@@ -84,12 +116,14 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
   s_->h = height;
   s_->w = width;
   s_->in_memory = expected_images < 0;
-  if (expected_images > 0) {
+  // Compressed output may well fit where the raw size does not: only its write can tell.
+  if (expected_images > 0 && compression == "none") {
     const std::string dir = std::filesystem::path(path).parent_path().string();
     const uint64_t need = estimated_bytes(expected_images, channels, height, width);
     const uint64_t free = free_bytes_at(dir.empty() ? "." : dir);
     if (free > 0 && free < need)
-      throw DataError(path + ": " + std::to_string(expected_images) + " images need about " + human_bytes(need) +
+      throw DataError(shown_path(path) + ": " + std::to_string(expected_images) + " images need about " +
+                      human_bytes(need) +
                       " but " + human_bytes(free) + " is free there: free space or write elsewhere");
   }
   guarded(*s_, "creating the file", [&] {
@@ -124,7 +158,11 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
   });
 }
 
-Hdf5Writer::~Hdf5Writer() = default;
+// Unfinished means abandoned (an error elsewhere): the file lacks its
+// attributes anyway, and a close that had to flush onto a full disk would fail.
+Hdf5Writer::~Hdf5Writer() {
+  if (s_ && s_->open) s_->abandon();
+}
 
 int64_t Hdf5Writer::count() const { return s_->n; }
 const std::string& Hdf5Writer::file_image() const { return s_->image; }
@@ -153,6 +191,31 @@ void Hdf5Writer::append(const uint8_t* images, const int64_t* labels, int64_t n)
 
 void Hdf5Writer::finish(int64_t num_classes) {
   if (!s_->open) return;
+  if (!s_->in_memory) {
+    // A flush that fails leaves HDF5 unable to close the file at all (it
+    // crashes on the next attempt), so the room the cached chunks and metadata
+    // need is checked first; an append that fails is safe to abandon.
+    // Cached: at most two image chunks (the cache size above), the labels' 1 MiB cache, metadata.
+    const uint64_t per = s_->c * s_->h * s_->w, n = static_cast<uint64_t>(s_->n);
+    const uint64_t pending = std::min<uint64_t>(2 * hdf5::kChunk * per, n * per) + std::min<uint64_t>(n * 8, 1u << 20) +
+                             (1u << 20);
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(s_->path, ec);
+    const std::string dir = std::filesystem::path(s_->path).parent_path().string();
+    const uint64_t free = free_bytes_at(dir.empty() ? "." : dir);
+    struct rlimit limit {};
+    int err = 0;
+    if (free > 0 && free < pending) err = ENOSPC;
+    if (!ec && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        size + pending > limit.rlim_cur)
+      err = EFBIG;
+    if (err) {
+      const std::string message = shown_path(s_->path) + ": cannot finish the HDF5 file (the last " +
+                                  human_bytes(pending) + " may not fit); " + write_failure_hint(err);
+      s_->abandon();
+      throw DataError(message);
+    }
+  }
   guarded(*s_, "finishing the file", [&] {
     H5::Attribute a = s_->file.createAttribute(hdf5::kNumClassesAttr, H5::PredType::STD_I64LE,
                                                H5::DataSpace(H5S_SCALAR));

@@ -11,9 +11,10 @@ namespace hamgan {
 
 class Hdf5Writer {
  public:
-  // Creates (truncates) `path`. Throws DataError on failure, and before
-  // creating anything when `expected_images` (if given) cannot fit in the free
-  // space there: HDF5 cannot close a file whose writes failed.
+  // Creates (truncates) `path`. Throws DataError on failure (a failed write
+  // leaves the file closed and incomplete, for the caller to remove), and,
+  // for uncompressed output, before creating anything when `expected_images`
+  // (if given) cannot fit in the free space there.
   // `compression`: "none", "gzip" (deflate 4, as h5py's default) or "lzf".
   Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width, int64_t expected_images = 0,
              const std::string& compression = "none");
@@ -21,6 +22,7 @@ class Hdf5Writer {
   // gives the bytes, for callers that write them with their own error handling.
   static Hdf5Writer in_memory(const std::string& path, int64_t channels, int64_t height, int64_t width);
   Hdf5Writer(Hdf5Writer&&) noexcept;
+  // Before finish(), abandons the file: closed, incomplete, for the caller to remove.
   ~Hdf5Writer();
   // Appends n images ((n, C, H, W) uint8 bytes) and their labels.
   void append(const uint8_t* images, const int64_t* labels, int64_t n);

@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "data/image_limits.h"
 
 namespace hamgan {
 namespace {
@@ -68,14 +69,8 @@ bool read_png_file(FILE* fp, std::vector<uint8_t>* out, PngImage* img, PngError*
     return false;
   }
   png_init_io(png, fp);
-  png_set_user_limits(png, 1u << 14, 1u << 14);
+  png_set_user_limits(png, kMaxImageSide, kMaxImageSide);  // load_png checked IHDR already
   png_read_info(png, info);
-  if (uint64_t(png_get_image_width(png, info)) * png_get_image_height(png, info) > kMaxImagePixels) {
-    std::snprintf(err->message, sizeof err->message, "%ux%u is over the %llu-pixel limit for images",
-                  png_get_image_width(png, info), png_get_image_height(png, info),
-                  static_cast<unsigned long long>(kMaxImagePixels));
-    std::longjmp(png_jmpbuf(png), 1);
-  }
   const int color = png_get_color_type(png, info);
   if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);
   if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
@@ -154,9 +149,33 @@ void save_png_grid(const torch::Tensor& images, const std::string& path, int64_t
   save_png(make_grid(images, nrow, padding, pad_value), path);
 }
 
+namespace {
+
+// Width and height from the IHDR chunk, which the PNG format puts first.
+bool png_header_size(FILE* fp, uint64_t* width, uint64_t* height) {
+  unsigned char b[24];
+  const bool ok = std::fread(b, 1, sizeof b, fp) == sizeof b && std::memcmp(b + 12, "IHDR", 4) == 0;
+  std::rewind(fp);
+  if (!ok) return false;
+  const auto be32 = [](const unsigned char* p) { return uint64_t(p[0]) << 24 | p[1] << 16 | p[2] << 8 | p[3]; };
+  *width = be32(b + 16);
+  *height = be32(b + 20);
+  return true;
+}
+
+}  // namespace
+
 torch::Tensor load_png(const std::string& path) {
   FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw DataError(path + ": cannot open (" + std::strerror(errno) + ")");
+  uint64_t width = 0, height = 0;
+  if (png_header_size(fp, &width, &height)) {
+    const std::string problem = image_size_problem(width, height);
+    if (!problem.empty()) {
+      std::fclose(fp);
+      throw DataError(path + ": " + problem);
+    }
+  }
   std::vector<uint8_t> pixels;
   PngImage img;
   PngError err;

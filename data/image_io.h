@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "data/image_limits.h"
+
 namespace hamgan {
 
 // images: (N, C, H, W) with C = 1 or 3, either uint8 or float in [-1, 1]
@@ -26,12 +28,12 @@ torch::Tensor make_grid(const torch::Tensor& images, int64_t nrow = 8, int64_t p
                         uint8_t pad_value = 0);
 
 // Decodes a JPEG to uint8 (C, H, W), C = 1 (grayscale) or 3; throws DataError.
-// Decoded images above this many pixels (8192 x 8192) are refused before any
-// allocation: a 30-byte header may claim 16000 x 16000 and cost a gigabyte.
-inline constexpr uint64_t kMaxImagePixels = uint64_t(1) << 26;
+// PNG and JPEG headers over the limits of data/image_limits.h are refused
+// before any allocation.
 
 torch::Tensor load_jpeg(const std::string& path);
-// Writes a uint8 (1|3, H, W) image as a baseline JPEG (atomically); quality 1..100.
+// Writes a (1|3, H, W) image, uint8 or float in [-1, 1] (as save_png), as a
+// baseline JPEG (atomically); quality 1..100 (ConfigError outside).
 void save_jpeg(const torch::Tensor& image, const std::string& path, int quality = 95);
 
 // PNG or JPEG, told apart by the file's first bytes, not its extension.

@@ -14,6 +14,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "data/image_io.h"
+#include "data/image_limits.h"
 
 namespace hamgan {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 struct JpegError {
   jpeg_error_mgr mgr;
   std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX] = "";
+  char message[512] = "";  // at least JMSG_LENGTH_MAX; our size-limit message is longer
 };
 
 void on_jpeg_error(j_common_ptr cinfo) {
@@ -40,6 +41,7 @@ struct JpegImage {
   JDIMENSION width = 0, height = 0;
   int channels = 0;
   bool cmyk = false, adobe = false;
+  bool refused = false;  // over the size limits; err->message says why
 };
 
 bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegError* err) {
@@ -54,9 +56,12 @@ bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegErr
   jpeg_create_decompress(&cinfo);
   jpeg_stdio_src(&cinfo, fp);
   jpeg_read_header(&cinfo, TRUE);
-  if (cinfo.image_width > 16384 || cinfo.image_height > 16384 ||
-      uint64_t(cinfo.image_width) * cinfo.image_height > kMaxImagePixels)
-    ERREXIT(&cinfo, JERR_IMAGE_TOO_BIG);
+  {  // scoped so that no string is alive across the longjmp
+    const std::string problem = image_size_problem(cinfo.image_width, cinfo.image_height);
+    std::snprintf(err->message, sizeof err->message, "%s", problem.c_str());
+    img->refused = !problem.empty();
+  }
+  if (img->refused) std::longjmp(err->jump, 1);
   // Gray stays gray; YCbCr/RGB become RGB; CMYK/YCCK come out as CMYK.
   img->cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
   img->adobe = cinfo.saw_Adobe_marker;
@@ -94,6 +99,7 @@ torch::Tensor load_jpeg(const std::string& path) {
     std::snprintf(err.message, sizeof err.message, "image too large");
   }
   std::fclose(fp);
+  if (!ok && img.refused) throw DataError(path + ": " + err.message);
   if (!ok) throw DataError(path + ": not a readable JPEG (" + err.message + ")");
   const int64_t h = img.height, w = img.width;
   if (img.cmyk) {
@@ -119,9 +125,14 @@ torch::Tensor load_jpeg(const std::string& path) {
 }
 
 void save_jpeg(const torch::Tensor& image, const std::string& path, int quality) {
-  TORCH_CHECK(image.dim() == 3 && (image.size(0) == 1 || image.size(0) == 3) && image.dtype() == torch::kUInt8,
-              "save_jpeg: expected uint8 (1|3, H, W), got ", image.sizes());
-  const torch::Tensor hwc = image.permute({1, 2, 0}).contiguous();
+  if (image.dim() != 3 || (image.size(0) != 1 && image.size(0) != 3) || image.size(1) < 1 || image.size(2) < 1)
+    throw DataError(path + ": expected an image of shape (1|3, H, W), got " + std::string(c10::str(image.sizes())));
+  if (image.size(1) > 65500 || image.size(2) > 65500)  // the JPEG format's own limit
+    throw DataError(path + ": " + std::string(c10::str(image.sizes())) +
+                    " is over JPEG's 65500 pixels per side; write a PNG instead");
+  if (quality < 1 || quality > 100)
+    throw ConfigError("jpeg quality: must be between 1 and 100, got " + std::to_string(quality));
+  const torch::Tensor hwc = to_uint8(image.detach().cpu()).permute({1, 2, 0}).contiguous();
   const int channels = static_cast<int>(image.size(0));
   jpeg_compress_struct cinfo;
   JpegError err;

@@ -204,6 +204,24 @@ def h5_damaged(path):
         f.write(bytes(size // 3))
 
 
+def jpeg_psnr(jpg, raw, c, h, w, min_db):
+    """A JPEG written by HamGAN decodes (with PIL) to the (C, H, W) original within min_db of PSNR."""
+    from PIL import Image
+    img = Image.open(jpg)
+    if img.format != "JPEG":
+        fail(f"{jpg} is {img.format}, not JPEG")
+    got = np.asarray(img).astype(np.float64)
+    got = got[None] if got.ndim == 2 else got.transpose(2, 0, 1)
+    want = np.fromfile(raw, np.uint8).reshape(c, h, w).astype(np.float64)
+    if got.shape != want.shape:
+        fail(f"shape {got.shape} != {want.shape}")
+    mse = float(((got - want) ** 2).mean())
+    psnr = float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+    print(f"PSNR {psnr:.2f} dB")
+    if psnr < min_db:
+        fail(f"PSNR {psnr:.2f} dB < {min_db} dB")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "png-check":
@@ -222,6 +240,8 @@ def main():
         cmyk_jpeg(args[0], args[1])
     elif cmd == "h5-damaged":
         h5_damaged(args[0])
+    elif cmd == "jpeg-psnr":
+        jpeg_psnr(args[0], args[1], *map(int, args[2:5]), float(args[5]))
     elif cmd == "h5-bad":
         h5_bad(args[0], args[1])
     else:
