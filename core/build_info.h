@@ -2,6 +2,7 @@
 // What a run records about the program that made it (provenance): the source
 // revision it was built from and the command line it was started with.
 #include <string>
+#include <vector>
 
 namespace hamgan {
 
@@ -14,5 +15,6 @@ bool build_git_dirty();
 // The command line of this process, as main() recorded it ("" in library use).
 void set_command_line(int argc, const char* const* argv);
 const std::string& command_line();
+const std::vector<std::string>& command_arguments();  // argv as given, program name first
 
 }  // namespace hamgan

@@ -85,8 +85,8 @@ struct DataLoader::State {
   }
 
   Batch build(LoaderPosition pos, const std::vector<int64_t>& perm) const {
-    const int64_t b = opt.batch_size, per = c * h * w;
-    std::vector<int64_t> idx(perm.begin() + pos.index, perm.begin() + pos.index + b);
+    const int64_t b = opt.batch_size / opt.shards, per = c * h * w, first = pos.index + opt.shard * b;
+    std::vector<int64_t> idx(perm.begin() + first, perm.begin() + first + b);
     auto raw = torch::empty({b, c, h, w}, torch::kUInt8);
     auto labels = torch::empty({b}, torch::kInt64);
     dataset->get_batch(idx, raw.data_ptr<uint8_t>(), labels.data_ptr<int64_t>());
@@ -99,7 +99,7 @@ struct DataLoader::State {
       if (l < 0 || l >= nc)
         throw DataError(dataset->describe() + ": label " + std::to_string(l) + " of example " +
                         std::to_string(idx[i]) + " is outside [0, " + std::to_string(nc) + ")");
-      const bool flip = opt.flip && flip_bit(opt.seed, pos.epoch, pos.index + i);
+      const bool flip = opt.flip && flip_bit(opt.seed, pos.epoch, first + i);
       const uint8_t* s = src + i * per;
       float* d = dst + i * per;
       for (int64_t r = 0; r < c * h; ++r, s += w, d += w) {
@@ -146,6 +146,9 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, 
   if (options.batch_size < 1) throw ConfigError("loader: batch_size must be >= 1");
   if (options.workers < 0) throw ConfigError("loader: workers must be >= 0");
   if (options.prefetch < 1) options.prefetch = 1;
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards || options.batch_size % options.shards != 0)
+    throw ConfigError("loader: batch_size " + std::to_string(options.batch_size) + " does not split into " +
+                      std::to_string(options.shards) + " equal shards (shard " + std::to_string(options.shard) + ")");
   if (options.batch_size > dataset->size())
     throw ConfigError("loader: batch_size " + std::to_string(options.batch_size) + " exceeds the " +
                       std::to_string(dataset->size()) + " examples of " + dataset->describe());

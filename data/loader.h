@@ -18,6 +18,12 @@ struct LoaderOptions {
   int64_t workers = 2;  // decoding threads
   int64_t prefetch = 4; // batches ready ahead
   bool pin_memory = false;  // page-locked image batches for non_blocking GPU copies (ignored without CUDA)
+  // Data-parallel sharding: batch_size is the global batch, of which this
+  // loader returns contiguous slice `shard` of `shards` (batch_size / shards
+  // examples). Every rank walks the same permutation, so the shards are
+  // disjoint, together form exactly the single-process batch, and one position
+  // resumes them all.
+  int64_t shard = 0, shards = 1;
 };
 
 struct Batch {

@@ -47,9 +47,19 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x, const to
     // Batch mean and *biased* variance over (N, H, W); the moving averages
     // are fed the same biased variance (TF's standardize_batch), unlike
     // PyTorch's BatchNorm which feeds the unbiased one.
-    auto vm = torch::var_mean(x, {0, 2, 3}, /*unbiased=*/false, /*keepdim=*/false);
-    var = std::get<0>(vm);
-    mean = std::get<1>(vm);
+    if (stats_sync && stats_sync->world_size() > 1) {
+      // The example count rides along with the sums, so ranks may hold batches of different sizes.
+      const auto count = torch::full({1}, static_cast<double>(x.numel() / c), x.options());
+      const torch::Tensor sums = differentiable_all_reduce_sum(*stats_sync, torch::cat({x.sum({0, 2, 3}), count}));
+      const torch::Tensor n = sums.slice(0, c, c + 1);
+      mean = sums.slice(0, 0, c) / n;
+      const torch::Tensor centred = x - mean.view({1, c, 1, 1});
+      var = differentiable_all_reduce_sum(*stats_sync, centred.square().sum({0, 2, 3})) / n;
+    } else {
+      auto vm = torch::var_mean(x, {0, 2, 3}, /*unbiased=*/false, /*keepdim=*/false);
+      var = std::get<0>(vm);
+      mean = std::get<1>(vm);
+    }
     torch::NoGradGuard no_grad;
     const double m = options.momentum();
     running_mean.mul_(1.0 - m).add_(mean.detach(), m);
@@ -60,6 +70,16 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x, const to
   }
   const auto scale = torch::rsqrt(var + options.eps()).view({1, c, 1, 1});
   return (x - mean.view({1, c, 1, 1})) * scale * g + b;
+}
+
+LocalBatchStatsScope::LocalBatchStatsScope(torch::nn::Module& module) {
+  for (const auto& m : module.modules(/*include_self=*/true))
+    if (auto bn = std::dynamic_pointer_cast<ConditionalBatchNormImpl>(m))
+      if (bn->stats_sync) paused_.emplace_back(bn, std::exchange(bn->stats_sync, nullptr));
+}
+
+LocalBatchStatsScope::~LocalBatchStatsScope() {
+  for (auto& [bn, sync] : paused_) bn->stats_sync = sync;
 }
 
 }  // namespace hamgan

@@ -6,6 +6,12 @@
 // num_classes == 0 gives plain BN with a single γ/β vector (G's final BN).
 #include <torch/torch.h>
 
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/distributed/communicator.h"
+
 namespace hamgan {
 
 struct ConditionalBatchNormOptions {
@@ -24,7 +30,25 @@ class ConditionalBatchNormImpl : public torch::nn::Module {
   ConditionalBatchNormOptions options;
   torch::Tensor gain, bias;                  // (num_classes or 1, C)
   torch::Tensor running_mean, running_var;  // buffers, (C)
+  // Set for synchronised BN in data-parallel training: batch statistics in
+  // training mode are taken over every rank's batch (mean, then the variance
+  // about it, each one all-reduce that autograd differentiates through).
+  std::shared_ptr<Communicator> stats_sync;
 };
 TORCH_MODULE(ConditionalBatchNorm);
+
+// Within its scope, every conditional BN layer of `module` takes statistics
+// from this rank's batch alone: for work that one rank does by itself (a
+// sample grid from the training G), which must not wait on the other ranks.
+class LocalBatchStatsScope {
+ public:
+  explicit LocalBatchStatsScope(torch::nn::Module& module);
+  ~LocalBatchStatsScope();
+  LocalBatchStatsScope(const LocalBatchStatsScope&) = delete;
+  LocalBatchStatsScope& operator=(const LocalBatchStatsScope&) = delete;
+
+ private:
+  std::vector<std::pair<std::shared_ptr<ConditionalBatchNormImpl>, std::shared_ptr<Communicator>>> paused_;
+};
 
 }  // namespace hamgan

@@ -2,6 +2,7 @@
 // Evaluation during training: class-consistency of the generator (fraction of
 // class-balanced samples the Fashion-MNIST classifier assigns to the requested
 // class) and FID on that classifier's features against the held-out real images.
+#include <functional>
 #include <string>
 
 #include "gan/model/generator.h"
@@ -25,8 +26,18 @@ struct EvalSettings {
 // first evaluation; later evaluations with the same settings reuse them.
 void prepare_evaluation(const EvalSettings& settings, torch::Device device);
 
+// How a data-parallel job splits one evaluation: rank `rank` of `world`
+// generates a contiguous share of the n samples (the same z as a single
+// process would use for them), and `gather` returns every rank's rows
+// concatenated in rank order (an all-gather; all ranks pass equal shapes).
+struct EvalShards {
+  int64_t rank = 0, world = 1;
+  std::function<torch::Tensor(const torch::Tensor&)> gather;  // unset: a single process
+};
+
 // Empty when evaluation does not apply (no classifier). Runs g in eval mode and
-// puts its mode and buffers back afterwards.
-MetricRow evaluate_during_training(Generator& g, const EvalSettings& settings);
+// puts its mode and buffers back afterwards. One set of samples feeds both
+// metrics. Every rank of a job calls it and gets the same row.
+MetricRow evaluate_during_training(Generator& g, const EvalSettings& settings, const EvalShards& shards = {});
 
 }  // namespace hamgan

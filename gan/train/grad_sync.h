@@ -1,6 +1,6 @@
 #pragma once
-// The seam for data-parallel training: the step functions call all_reduce_grads
-// after each backward pass and before the optimiser step, and the loop asks
+// The seam for data-parallel training: the step functions call before_backward
+// and all_reduce_grads around each backward pass and before the optimiser step, and the loop asks
 // any() whether a stop or failure on some rank concerns every rank. The
 // single-process run uses NoSync, which changes nothing.
 #include <torch/torch.h>
@@ -10,6 +10,9 @@ namespace hamgan {
 class GradSync {
  public:
   virtual ~GradSync() = default;
+  // Called before each backward pass of `module`, so that gradients can be
+  // reduced in buckets while the backward pass still runs.
+  virtual void before_backward(torch::nn::Module& module) {}
   // Averages the gradients of `module`'s parameters across ranks.
   virtual void all_reduce_grads(torch::nn::Module& module) = 0;
   // True when `local` is true on any rank.

@@ -9,13 +9,15 @@
 #include "core/errors.h"
 #include "gan/checkpoint/run_dir.h"
 #include "core/stop_signal.h"
+#include "gan/train/data_parallel.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
 
-RunContext::RunContext(const TrainConfig& c, int64_t resume_step)
-    : cfg(c), run_dir(c.run_dir), checkpoint_dir((fs::path(c.run_dir) / "checkpoints").string()),
-      log((fs::path(c.run_dir) / "metrics.jsonl").string(), resume_step) {
+RunContext::RunContext(const TrainConfig& c, int64_t resume_step, bool main_rank)
+    : cfg(c), run_dir(c.run_dir), checkpoint_dir((fs::path(c.run_dir) / "checkpoints").string()), main(main_rank) {
+  if (!main) return;
+  log = std::make_unique<MetricsLog>((fs::path(c.run_dir) / "metrics.jsonl").string(), resume_step);
   if (cfg.tensorboard) tb = std::make_unique<TensorBoardWriter>(run_dir);
 }
 
@@ -41,13 +43,24 @@ void save_checkpoint(TrainState& state, RunContext& run) {
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
   const std::string name = checkpoint_file_name(state.step);
   const std::string path = (fs::path(run.checkpoint_dir) / name).string();
-  try {
-    state.save(path);
-    mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
-  } catch (const Error& e) {
-    // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
-    throw CheckpointError(std::string(e.what()) + "; " + last_good(run));
+  if (run.comm) {
+    gather_noise_states(*run.comm, state);
+    run.comm->barrier("the barrier before a checkpoint");
   }
+  std::string failure;
+  if (run.main) {
+    try {
+      state.save(path);
+      mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+  }
+  state.rank_noise_states = torch::Tensor();
+  if (run.comm && run.comm->any(!failure.empty(), "agreeing on the checkpoint") && failure.empty())
+    failure = "rank 0 could not write " + path;
+  // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
+  if (!failure.empty()) throw CheckpointError(failure + "; " + last_good(run));
   run.last_checkpoint = path;
   run.last_checkpoint_step = state.step;
 }
@@ -57,8 +70,17 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
   if (run.last_checkpoint_step == state.step)
     return "checkpoint of step " + std::to_string(state.step) + ": " + run.last_checkpoint + " (continue with --resume)";
   if (!state.all_finite()) return "the weights are non-finite and were not saved; " + last_good(run);
+  if (!run.main) return "rank 0 saves the state; " + last_good(run);
   try {
-    save_checkpoint(state, run);
+    Communicator* comm = run.comm;
+    run.comm = nullptr;  // a peer may be gone: rank 0 writes alone
+    try {
+      save_checkpoint(state, run);
+    } catch (...) {
+      run.comm = comm;
+      throw;
+    }
+    run.comm = comm;
   } catch (const std::exception& e) {
     return std::string("saving the state failed too (") + e.what() + "); " + last_good(run);
   }
@@ -90,7 +112,7 @@ class LogHook final : public TrainHook {
                            {"d_real", sum_.d_real / n}, {"d_fake", sum_.d_fake / n},
                            {"g_lr", cfg.g_lr},          {"d_lr", cfg.d_lr},
                            {"it_per_s", its},           {"img_per_s", its * static_cast<double>(cfg.batch_size * cfg.d_steps)}};
-    run.log.append(state.step, row);
+    if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);
       run.tb->flush();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/distributed/communicator.h"
 #include "core/errors.h"
 #include "core/progress.h"
 #include "gan/report/run_log.h"
@@ -24,17 +25,20 @@ struct StepValues {
   double d_loss = 0, g_loss = 0, d_real = 0, d_fake = 0;
 };
 
-// What the hooks of one run share.
+// What the hooks of one run share. In a data-parallel job only the main rank
+// (rank 0) writes: the log, TensorBoard, sample grids and checkpoints.
 struct RunContext {
-  RunContext(const TrainConfig& cfg, int64_t resume_step);
+  RunContext(const TrainConfig& cfg, int64_t resume_step, bool main = true);
   const TrainConfig& cfg;
   std::string run_dir, checkpoint_dir;
   std::string last_checkpoint;  // newest checkpoint written or resumed from ("" before the first)
   int64_t last_checkpoint_step = -1;
   bool stop_requested = false;  // a stop signal arrived (on any rank): checkpoint this step, then end
   GradSync* sync = nullptr;     // set by the loop
-  MetricsLog log;
-  std::unique_ptr<TensorBoardWriter> tb;  // null without cfg.tensorboard
+  Communicator* comm = nullptr; // the job's process group; null in a single process
+  bool main = true;             // rank 0 (or the only process): the one that writes
+  std::unique_ptr<MetricsLog> log;        // null on the other ranks
+  std::unique_ptr<TensorBoardWriter> tb;  // null without cfg.tensorboard, and on the other ranks
   std::unique_ptr<ProgressBar> bar;
   bool last_step(const TrainState& state) const { return state.step >= cfg.steps; }
 };
@@ -61,6 +65,8 @@ std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, Ru
 
 // Writes the state as the checkpoint of its step and marks it latest; throws the
 // divergence error instead when a weight is non-finite (a broken state is never saved).
+// In a data-parallel job every rank calls it: the noise streams are gathered,
+// rank 0 writes after a barrier, and every rank learns whether it succeeded.
 void save_checkpoint(TrainState& state, RunContext& run);
 // A non-finite loss or weight: the state is broken and is never saved.
 struct DivergenceError : Error {
@@ -73,7 +79,9 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
 // (`step_whole` false means a step's updates were partly applied, so the state
 // is not saved) unless it is already the newest checkpoint or non-finite.
 // Returns what happened, for the end of the error line ("state at step N
-// saved to ...; continue with --resume").
+// saved to ...; continue with --resume"). In a data-parallel job a peer may be
+// gone, so rank 0 writes alone, without collectives (the other ranks' noise
+// streams are reseeded on resume), and the other ranks write nothing.
 std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole);
 
 }  // namespace hamgan

@@ -9,6 +9,7 @@
 #include "gan/report/provenance.h"
 #include "gan/train/resume_check.h"
 #include "core/rng.h"
+#include "data/dataset_checks.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -32,28 +33,15 @@ std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {
   spec.size = cfg.model.resolution;
   spec.channels = cfg.model.image_channels;
   auto dataset = open_dataset(spec);
-  const int64_t r = cfg.model.resolution;
-  // Formats that keep their own size (HDF5) are checked here, not at the first batch.
-  if (dataset->height() != r || dataset->width() != r)
-    throw DataError(dataset->describe() + ": images are " + std::to_string(dataset->height()) + "x" +
-                    std::to_string(dataset->width()) + " but the model's resolution is " + std::to_string(r) +
-                    "; write a copy at that size with 'hamgan prepare --input " + cfg.dataset + " --size " +
-                    std::to_string(r) + " --output FILE.hdf5' or set resolution to match");
-  if (dataset->num_classes() > cfg.model.num_classes) {
-    int64_t above = 0, first = -1;
-    for (int64_t i = 0; i < dataset->size(); ++i)
-      if (dataset->label(i) >= cfg.model.num_classes && above++ == 0) first = i;
-    throw ConfigError("num_classes: the model has " + std::to_string(cfg.model.num_classes) + " classes but " +
-                      std::to_string(above) + " example(s) of " + dataset->describe() + " have labels up to " +
-                      std::to_string(dataset->num_classes() - 1) + " (the first at index " + std::to_string(first) +
-                      "); fix those labels, or set num_classes = " + std::to_string(dataset->num_classes()) +
-                      " if the data has that many classes");
-  }
+  // Checked here, not found at the first batch: a size the format keeps (HDF5), a stray label.
+  check_dataset_fits(*dataset, cfg.model.resolution, cfg.model.image_channels, cfg.model.num_classes, cfg.dataset);
   return dataset;
 }
 
-LoaderOptions loader_options(const TrainConfig& cfg) {
+LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shards) {
   LoaderOptions lo;
+  lo.shard = shard;
+  lo.shards = shards;
   lo.batch_size = cfg.batch_size;
   lo.seed = cfg.seed;
   lo.flip = cfg.flip;
@@ -96,15 +84,21 @@ void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& 
   check_resume_config(cfg, state.config_text, state.step);
   state.config_text = cfg.config_text;  // the resumed run's own resolved config goes into its next checkpoints
   state.set_learning_rates(cfg.g_lr, cfg.d_lr);  // an override on resume takes effect
+  if (state.rank != 0) return;
   std::cerr << "train: resumed from step " << state.step << " (" << checkpoint << ")\n";
+  if (state.loaded_world_size != state.world_size)
+    std::cerr << "train: warning: the checkpoint was written by " << state.loaded_world_size << " rank(s), this run has "
+              << state.world_size << ": each rank's data shard and noise stream change, so the run continues "
+              << "correctly but not as the original would have\n";
 }
 
-void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed) {
+void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed, int64_t world_size) {
   write_text_atomically((fs::path(cfg.run_dir) / "config.toml").string(), cfg.config_text);
   Provenance p;
   p.run_id = state.run_id;
   p.device = state.device;
   p.start_step = resumed ? state.step : 0;
+  p.world_size = world_size;
   write_provenance(cfg.run_dir, p);
 }
 

@@ -18,11 +18,12 @@ namespace hamgan {
 // --resume without checkpoints).
 std::string checkpoint_to_resume(const TrainConfig& cfg);
 
-// The training split at the model's resolution and channels; more classes than
-// the model has is a ConfigError naming the fix.
+// The training split at the model's resolution and channels; data that does not
+// fit the model (data/dataset_checks.h) is a DataError naming the fix.
 std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg);
 
-LoaderOptions loader_options(const TrainConfig& cfg);
+// `shard` of `shards` ranks: each reads its slice of every global batch.
+LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard = 0, int64_t shards = 1);
 
 // Removes the temporaries that killed runs left in the run and checkpoint directories.
 void remove_stale_files(const TrainConfig& cfg);
@@ -38,6 +39,6 @@ void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device);
 void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);
 
 // <run>/config.toml (the resolved config) and <run>/provenance.json.
-void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed);
+void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed, int64_t world_size = 1);
 
 }  // namespace hamgan

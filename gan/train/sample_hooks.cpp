@@ -14,12 +14,24 @@
 #include "gan/sample/standing_stats.h"
 #include "gan/train/hooks.h"
 #include "gan/train/run_setup.h"
+#include "modules/conditional_bn.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
 namespace {
 
 Generator& shown_generator(TrainState& state) { return state.g_ema ? state.g_ema : state.g; }
+
+// This rank's share of an evaluation and how the shares meet.
+EvalShards eval_shards(const RunContext& run) {
+  EvalShards shards;
+  if (!run.comm) return shards;
+  Communicator* comm = run.comm;
+  shards.rank = comm->rank();
+  shards.world = comm->world_size();
+  shards.gather = [comm](const torch::Tensor& t) { return torch::cat(comm->all_gather(t, "gathering evaluation features")); };
+  return shards;
+}
 
 // Up to 10 evenly spaced classes, one row of 8 per class, with z fixed for the
 // whole run (and its resumptions).
@@ -36,12 +48,14 @@ class GridHook final : public TrainHook {
   }
 
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
-    if (run.stop_requested || (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state))) return;
+    if (!run.main || run.stop_requested || (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state)))
+      return;
     ScopedRngRestore keep_rng;
     Generator& g = shown_generator(state);
     const bool was_training = g->is_training();
     torch::Tensor images;
     {
+      LocalBatchStatsScope this_rank_only(*g);  // rank 0 draws the grid alone
       BufferSnapshot keep_buffers(*g);
       accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, run.cfg.seed + 12346);
       images = generate(g, z_, y_, 128);
@@ -74,14 +88,18 @@ class EvalHook final : public TrainHook {
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
     if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
-    const MetricRow row = evaluate_during_training(shown_generator(state), eval_settings(run.cfg));
+    // Every rank generates its share of the samples; the statistics are gathered (gan/eval).
+    const MetricRow row = evaluate_during_training(shown_generator(state), eval_settings(run.cfg), eval_shards(run));
     if (row.empty()) return;
-    run.log.append(state.step, row);
+    // Every rank keeps the same best score; rank 0 reports it.
+    for (const auto& [k, v] : row)
+      if (k == kBestMetric && (state.best.step < 0 || v < state.best.value)) state.best = {k, v, state.step};
+    if (!run.main) return;
+    run.log->append(state.step, row);
     std::ostringstream msg;
     for (const auto& [k, v] : row) {
       if (run.tb) run.tb->add_scalar("eval/" + k, v, state.step);
       msg << " " << k << " " << v;
-      if (k == kBestMetric && (state.best.step < 0 || v < state.best.value)) state.best = {k, v, state.step};
     }
     if (run.tb) run.tb->flush();
     std::cerr << "\ntrain: step " << state.step << ":" << msg.str() << "\n";

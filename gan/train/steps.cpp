@@ -11,9 +11,10 @@ void set_requires_grad(torch::nn::Module& m, bool on) {
 
 }  // namespace
 
-std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n) {
-  const torch::Tensor z = torch::randn({n, state.model.z_dim}, state.noise);
-  const torch::Tensor y = torch::randint(0, state.model.num_classes, {n}, state.noise, torch::kLong);
+std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n, const StepConfig& cfg) {
+  const int64_t total = n * cfg.noise_slices, from = n * cfg.noise_slice;
+  const torch::Tensor z = torch::randn({total, state.model.z_dim}, state.noise).slice(0, from, from + n);
+  const torch::Tensor y = torch::randint(0, state.model.num_classes, {total}, state.noise, torch::kLong).slice(0, from, from + n);
   return {z.to(state.device), y.to(state.device)};
 }
 
@@ -23,7 +24,7 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
     const Batch batch = next_batch();
     const int64_t b = batch.images.size(0);
     const torch::Tensor real = batch.images.to(state.device), y_real = batch.labels.to(state.device);
-    const auto [z, y_fake] = draw_noise(state, b);
+    const auto [z, y_fake] = draw_noise(state, b, cfg);
     torch::Tensor fake;
     {
       torch::NoGradGuard no_grad;
@@ -39,6 +40,7 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
     const torch::Tensor on_real = logits.slice(0, 0, b), on_fake = logits.slice(0, b);
     const torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
     state.d_opt->zero_grad();
+    sync.before_backward(*state.d);
     loss.backward();
     sync.all_reduce_grads(*state.d);
     state.d_opt->step();
@@ -50,13 +52,14 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
 }
 
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
-  const auto [z, y_fake] = draw_noise(state, cfg.batch_size);
+  const auto [z, y_fake] = draw_noise(state, cfg.batch_size, cfg);
   torch::Tensor loss;
   {
     PrecisionScope precision(cfg.precision);
     loss = generator_loss(cfg.loss, state.d->forward(state.g->forward(z, y_fake), y_fake));
   }
   state.g_opt->zero_grad();
+  sync.before_backward(*state.g);
   loss.backward();
   sync.all_reduce_grads(*state.g);
   state.g_opt->step();

@@ -26,6 +26,10 @@ struct StepConfig {
   int64_t d_steps = 1;     // D updates per G update
   int64_t batch_size = 64; // images per D and per G update
   Precision precision;
+  // noise_streams = "global": every rank draws the whole global batch's z and
+  // labels from one shared stream and keeps slice `noise_slice` of
+  // `noise_slices`, so the images seen do not depend on the world size.
+  int64_t noise_slice = 0, noise_slices = 1;
 };
 
 struct EmaSchedule {
@@ -35,8 +39,9 @@ struct EmaSchedule {
 
 using BatchSource = std::function<Batch()>;
 
-// z ~ N(0, I) (n, z_dim) and uniform fake labels (n,), drawn in that order from state.noise, on state.device.
-std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n);
+// z ~ N(0, I) (n, z_dim) and uniform fake labels (n,), drawn in that order from
+// state.noise, on state.device (this rank's slice under global noise streams).
+std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n, const StepConfig& cfg = {});
 
 void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& cfg, GradSync& sync, StepStats& stats);
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats);

@@ -74,6 +74,18 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(string_field("classifier", "Fashion-MNIST classifier for evaluation (built if missing)"),
                    &T::classifier),
       member_field(bool_field("tensorboard", "Write TensorBoard event files into the run dir"), &T::tensorboard),
+      // data-parallel
+      member_field(bool_field("sync_bn", "Synchronise G's batch-norm statistics across ranks"), &T::sync_bn),
+      make_field<T>(choice_field("dist_backend", {"auto", "gloo", "nccl"}, "auto (NCCL on CUDA, Gloo on CPU) | gloo | nccl"),
+                    [](const T& c) { return c.dist_backend; },
+                    [](T& c, const std::string& s) { c.dist_backend = s; }),
+      member_field(int_field("dist_timeout", "Seconds a rank waits on the others before ending with an error",
+                             at_least(1)),
+                   &T::dist_timeout),
+      make_field<T>(choice_field("noise_streams", {"per_rank", "global"},
+                                 "per_rank: each rank draws its own z | global: each rank its slice of one stream"),
+                    [](const T& c) { return c.noise_streams; },
+                    [](T& c, const std::string& s) { c.noise_streams = s; }),
   };
   return table;
 }

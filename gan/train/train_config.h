@@ -55,6 +55,11 @@ struct TrainConfig {
   std::string classifier = "runs/classifier/fmnist_classifier.pt";  // for evaluation (Fashion-MNIST)
   bool tensorboard = true;           // write TensorBoard event files into run_dir
   bool progress = true;              // draw a progress bar
+  // data-parallel (docs/training.md "Data-parallel training"); batch_size is the global batch
+  bool sync_bn = false;                 // G's batch-norm statistics over all ranks' batches (default: per rank, as BigGAN)
+  std::string dist_backend = "auto";    // auto (NCCL on CUDA, Gloo on CPU) | gloo | nccl
+  int64_t dist_timeout = 600;           // seconds a rank waits on the others before ending with an error
+  std::string noise_streams = "per_rank";  // per_rank: each rank its own z stream | global: slices of one stream (world-size invariant)
 
   std::string config_text;  // resolved config (TOML); written to run_dir/config.toml and every checkpoint
 

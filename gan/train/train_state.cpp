@@ -39,9 +39,11 @@ uint64_t noise_seed(uint64_t seed, int64_t rank) {
   return z ^ (z >> 31);
 }
 
-TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t rank)
-    : model(cfg.model), device(device_), noise(make_cpu_generator(noise_seed(cfg.seed, rank))),
-      run_id(random_run_id()), config_text(cfg.config_text) {
+TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t rank_, int64_t world_size_)
+    : model(cfg.model), device(device_),
+      noise_rank(cfg.noise_streams == "global" ? 0 : rank_),
+      noise(make_cpu_generator(noise_seed(cfg.seed, noise_rank))),
+      run_id(random_run_id()), config_text(cfg.config_text), rank(rank_), world_size(world_size_), seed(cfg.seed) {
   torch::manual_seed(cfg.seed);
   g = Generator(cfg.model);
   d = Discriminator(cfg.model);
@@ -73,6 +75,8 @@ void TrainState::save(const std::string& path) {
     std::lock_guard<std::mutex> lock(noise.mutex());
     w.put("noise_rng", noise.get_state());
   }
+  w.put("world_size", world_size);
+  if (rank_noise_states.defined()) w.put("rank_noise_rngs", rank_noise_states);
   w.put_module("G", *g);
   w.put_module("D", *d);
   if (g_ema) w.put_module("G_ema", *g_ema);
@@ -101,9 +105,22 @@ void TrainState::load(const std::string& path) {
   best.value = r.get_double("best_value");
   best.step = r.get_int("best_step");
   restore_rng_state(read_rng_state(r));
-  const torch::Tensor noise_state = r.get_tensor("noise_rng");
+  loaded_world_size = r.has("world_size") ? r.get_int("world_size") : 1;
+  torch::Tensor noise_state;
+  if (r.has("rank_noise_rngs") && loaded_world_size == world_size) {
+    const torch::Tensor all = r.get_tensor("rank_noise_rngs").cpu();
+    if (all.size(0) == world_size) noise_state = all[rank].clone();
+  } else if (world_size == 1 && loaded_world_size == 1) {
+    noise_state = r.get_tensor("noise_rng");
+  } else if (rank == 0 && loaded_world_size == world_size) {
+    noise_state = r.get_tensor("noise_rng");  // saved by rank 0 alone: its own stream is there
+  }
+  noise_restored = noise_state.defined();
   std::lock_guard<std::mutex> lock(noise.mutex());
-  noise.set_state(noise_state.cpu());
+  if (noise_restored)
+    noise.set_state(noise_state.cpu());
+  else
+    noise.set_current_seed(noise_seed(noise_seed(seed, noise_rank), step));
 }
 
 void TrainState::set_learning_rates(double g_lr, double d_lr) {

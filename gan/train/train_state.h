@@ -35,10 +35,12 @@ class TrainState {
  public:
   // Fresh networks (weights from the global generator seeded with cfg.seed) and
   // optimisers on `device`; G_ema starts as a copy of G when cfg.ema.
-  TrainState(const TrainConfig& cfg, torch::Device device, int64_t rank = 0);
+  TrainState(const TrainConfig& cfg, torch::Device device, int64_t rank = 0, int64_t world_size = 1);
 
   // Atomic write with completeness marker; load restores every member and the
   // global RNG states. load throws CheckpointError when the file's model differs.
+  // A rank whose noise stream the file lacks (another world size, or a state
+  // saved by rank 0 alone after a failure) reseeds it from (seed, rank, step).
   void save(const std::string& path);
   void load(const std::string& path);
 
@@ -53,10 +55,25 @@ class TrainState {
   std::unique_ptr<torch::optim::Adam> g_opt, d_opt;
   int64_t step = 0;              // completed steps
   LoaderPosition data_position;  // where the loader continues
+  // Whose noise stream this rank draws: its own rank's, or rank 0's for every
+  // rank with noise_streams = "global" (each then keeps its slice of the draw).
+  int64_t noise_rank = 0;
   at::Generator noise;           // z and fake labels (CPU, so CPU and CUDA runs draw the same)
   BestScore best;
   std::string run_id;       // random at creation, kept across resumes
   std::string config_text;  // the resolved config the run was started with
+  // Data-parallel runs: the rank this state lives on (not saved), the world
+  // size recorded in checkpoints, and every rank's noise stream state (uint8
+  // (world_size, bytes), gathered before a checkpoint) so that each rank
+  // resumes its own stream. Undefined: only this rank's stream is saved.
+  int64_t rank = 0;
+  int64_t world_size = 1;
+  uint64_t seed = 0;  // the run's seed (reseeds a noise stream the checkpoint lacks)
+  torch::Tensor rank_noise_states;
+  // After load: the world size the checkpoint was written with, and whether
+  // this rank's own noise stream was in it (false: reseeded, see load).
+  int64_t loaded_world_size = 1;
+  bool noise_restored = true;
 };
 
 }  // namespace hamgan

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "core/threads.h"
 #include "core/device.h"
 #include "core/dir_lock.h"
 #include "gan/model/model_info.h"
+#include "gan/train/data_parallel.h"
 #include "gan/train/grad_sync.h"
 #include "gan/train/run_setup.h"
 #include "gan/train/steps.h"
@@ -36,37 +38,54 @@ BatchSource prefetched_batches(DataLoader& loader, int64_t count) {
 
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   cfg.validate();
-  const torch::Device device = resolve_device(cfg.device);
+  const DistEnv env = dist_env_from_environment();
+  const bool main_rank = env.rank == 0;
+  const torch::Device device = rank_device(cfg.device, env);
   apply_thread_count(cfg.threads);
-  const DirectoryLock lock(cfg.run_dir);  // one run per directory, for the run's life
+  std::optional<DirectoryLock> lock;  // one run per directory, for the run's life; rank 0 writes it
+  if (main_rank) lock.emplace(cfg.run_dir);
   StopSignalGuard signals;                // from here on a signal stops the run cleanly
-  ProgressEnabledScope progress(cfg.progress);
-  remove_stale_files(cfg);
+  ProgressEnabledScope progress(cfg.progress && main_rank);
+  if (main_rank) remove_stale_files(cfg);
   const std::string resume_from = checkpoint_to_resume(cfg);
   auto dataset = open_training_data(cfg);
-  prepare_run_evaluation(cfg, device);  // every file a run needs is opened now, not at its first evaluation
-  TrainState state(cfg, device);
+  DataParallel dp = join_data_parallel(cfg, env, device);
+  // Every file a run needs is opened now, not at its first evaluation; rank 0
+  // first, so that a missing classifier is trained once while the others wait.
+  if (main_rank) prepare_run_evaluation(cfg, device);
+  if (dp.comm) dp.comm->barrier("waiting for rank 0 to prepare the evaluation");
+  if (!main_rank) prepare_run_evaluation(cfg, device);
+  TrainState state(cfg, device, dp.rank(), dp.world_size());
   if (!resume_from.empty()) resume_state(state, cfg, resume_from);
-  write_run_files(cfg, state, !resume_from.empty());
-  std::cerr << "train: " << dataset->describe() << "; device " << device << "; G " << count_parameters(*state.g)
-            << " parameters, D " << count_parameters(*state.d) << "; run dir " << cfg.run_dir << "\n";
+  attach_data_parallel(dp, state, cfg);
+  if (main_rank) {
+    write_run_files(cfg, state, !resume_from.empty(), dp.world_size());
+    std::cerr << "train: " << dataset->describe() << "; device " << device << "; G " << count_parameters(*state.g)
+              << " parameters, D " << count_parameters(*state.d) << "; run dir " << cfg.run_dir << "\n";
+  }
 
-  RunContext run(cfg, resume_from.empty() ? -1 : state.step);
+  RunContext run(cfg, resume_from.empty() ? -1 : state.step, main_rank);
+  run.comm = dp.comm.get();
   run.last_checkpoint = resume_from;
   if (!resume_from.empty()) run.last_checkpoint_step = state.step;
   TrainResult result;
+  result.main_rank = main_rank;
   result.checkpoint = resume_from;
   if (state.step >= cfg.steps) {
-    std::cerr << "train: already at step " << state.step << " of " << cfg.steps << "; nothing to do\n";
+    if (main_rank) std::cerr << "train: already at step " << state.step << " of " << cfg.steps << "; nothing to do\n";
     result.step = state.step;
     return result;
   }
-  DataLoader loader(dataset, loader_options(cfg), state.data_position);
+  DataLoader loader(dataset, loader_options(cfg, dp.rank(), dp.world_size()), state.data_position);
   TrainHooks hooks = std::move(extra_hooks);
   for (auto& h : standard_hooks(cfg)) hooks.push_back(std::move(h));
-  const StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, Precision{}};
+  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size / dp.world_size(), Precision{}};
+  if (cfg.noise_streams == "global") {
+    step_cfg.noise_slice = dp.rank();
+    step_cfg.noise_slices = dp.world_size();
+  }
   const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
-  NoSync sync;
+  GradSync& sync = *dp.sync;
   run.sync = &sync;
   run.bar = std::make_unique<ProgressBar>("train", cfg.steps - state.step, "step");
   state.g->train();
@@ -79,10 +98,12 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
       StepStats stats;
       d_step(state, batches, step_cfg, sync, stats);
       g_step(state, step_cfg, sync, stats);
+      if (dp.comm && !cfg.sync_bn) share_rank0_buffers(*dp.comm, *state.g);
       ++state.step;
       state.data_position = loader.position();
       ema_step(state, ema);
       step_whole = true;
+      if (dp.comm) average_step_stats(*dp.comm, stats);  // every rank then takes the same decisions
       const StepValues values = read_values(stats, state, run);
       for (auto& hook : hooks) hook->after_step(state, values, run);
       if (run.stop_requested) {

@@ -16,9 +16,12 @@ struct TrainResult {
   int64_t step = 0;          // completed steps
   std::string checkpoint;    // the last checkpoint written (or resumed from)
   bool interrupted = false;  // stopped by SIGINT/SIGTERM
+  bool main_rank = true;     // false on the ranks of a data-parallel job that print nothing
 };
 
-// Runs (or resumes) training into cfg.run_dir. `extra_hooks` run after each
+// Runs (or resumes) training into cfg.run_dir; with torchrun's or SLURM's
+// variables set (or under `hamgan train --nproc`), as one rank of a
+// data-parallel job (gan/train/data_parallel.h). `extra_hooks` run after each
 // step before the standard ones. Divergence throws hamgan::Error naming the
 // step and the last good checkpoint.
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks = {});

@@ -1,0 +1,40 @@
+#pragma once
+// Data-parallel gradient averaging in the manner of c10d's Reducer (which
+// PyTorch's DistributedDataParallel drives from Python): each watched module's
+// parameters are laid out in buckets of about 25 MiB in reverse registration
+// order (roughly the order backward produces them); a hook on every parameter
+// copies its gradient into its bucket, and a bucket's all-reduce starts as soon
+// as its last gradient arrives, in bucket order on every rank, while the
+// backward pass goes on. all_reduce_grads waits for the rest and writes the
+// averages back into .grad.
+#include <map>
+#include <memory>
+
+#include "core/distributed/communicator.h"
+#include "gan/train/grad_sync.h"
+
+namespace hamgan {
+
+class BucketedGradSync final : public GradSync {
+ public:
+  explicit BucketedGradSync(std::shared_ptr<Communicator> comm, int64_t bucket_bytes = 25 << 20);
+  ~BucketedGradSync() override;
+  // Registers the hooks on `module`'s parameters; `name` appears in errors ("D gradients").
+  void watch(torch::nn::Module& module, const std::string& name);
+
+  void before_backward(torch::nn::Module& module) override;
+  void all_reduce_grads(torch::nn::Module& module) override;
+  bool any(bool local) override;
+  int64_t rank() const override { return comm_->rank(); }
+  int64_t world_size() const override { return comm_->world_size(); }
+  Communicator& communicator() { return *comm_; }
+
+  struct Group;
+
+ private:
+  std::shared_ptr<Communicator> comm_;
+  int64_t bucket_bytes_;
+  std::map<const torch::nn::Module*, std::shared_ptr<Group>> groups_;
+};
+
+}  // namespace hamgan

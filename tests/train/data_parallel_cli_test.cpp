@@ -1,0 +1,121 @@
+// Data-parallel jobs as users start them: `hamgan train --nproc 2`, torchrun
+// --no-python, and a rank killed mid-run.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "gan/checkpoint/run_dir.h"
+#include "gan/report/run_log.h"
+#include "gan/train/train_state.h"
+#include "train_test_util.h"
+
+namespace hamgan {
+namespace {
+namespace fs = std::filesystem;
+
+std::string train_args(const std::string& run_dir, int64_t steps, int timeout = 60) {
+  return std::string(test::hamgan_bin()) + " train" + test::tiny_cli_args() + " --steps " + std::to_string(steps) +
+         " --threads 1 --dist_timeout " + std::to_string(timeout) + " --run_dir " + run_dir;
+}
+
+int training_rows(const std::string& run_dir) {
+  int rows = 0;
+  for (const auto& r : read_metrics(run_dir + "/metrics.jsonl")) rows += r.count("d_loss") ? 1 : 0;
+  return rows;
+}
+
+TEST(DataParallelCli, NprocStartsTwoRanksThatWriteOneRun) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  const std::string run = test::temp_dir("dp_nproc") + "/run";
+  std::string out;
+  ASSERT_EQ(test::run_command(train_args(run, 3) + " --nproc 2", &out), 0) << out;
+  EXPECT_NE(out.find("data-parallel over 2 ranks (hamgan train --nproc, gloo)"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 ranks finished"), std::string::npos) << out;
+  EXPECT_EQ(training_rows(run), 3);  // rank 0 alone writes the log
+  EXPECT_NE(test::file_contents(run + "/provenance.json").find("\"world_size\": 2"), std::string::npos);
+  EXPECT_EQ(latest_checkpoint(run + "/checkpoints"), run + "/checkpoints/step_0000003.pt");
+}
+
+TEST(DataParallelCli, TorchrunNoPythonLaunch) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  if (test::run_command("command -v torchrun") != 0) GTEST_SKIP() << "torchrun is not installed (pip torch ships it)";
+  const std::string run = test::temp_dir("dp_torchrun") + "/run";
+  std::string out;
+  const std::string cmd = "torchrun --standalone --nproc-per-node 2 --no-python " + train_args(run, 2);
+  ASSERT_EQ(test::run_command(cmd, &out), 0) << out;
+  EXPECT_NE(out.find("data-parallel over 2 ranks (torchrun, gloo)"), std::string::npos) << out;
+  EXPECT_EQ(training_rows(run), 2);
+  EXPECT_EQ(latest_checkpoint(run + "/checkpoints"), run + "/checkpoints/step_0000002.pt");
+}
+
+TEST(DataParallelCli, NprocUnderTorchrunIsRefused) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  std::string out;
+  const std::string run = test::temp_dir("dp_nested") + "/run";
+  EXPECT_EQ(test::run_command("RANK=0 WORLD_SIZE=2 " + train_args(run, 2) + " --nproc 2", &out), 1);
+  EXPECT_NE(out.find("drop --nproc"), std::string::npos) << out;
+}
+
+pid_t start_rank(const std::string& run, int rank, const std::string& store, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("RANK", std::to_string(rank).c_str(), 1);
+    setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
+    setenv("WORLD_SIZE", "2", 1);
+    setenv("HAMGAN_DIST_INIT", ("file://" + store).c_str(), 1);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    dup2(fd, 1);
+    const std::string cmd = "exec " + train_args(run, 1000000, 30);
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Rank 1 is killed after a checkpoint: rank 0 stops at its next collective
+// (Gloo sees the closed connection; the heartbeats name the rank) well within
+// the timeout, with one line naming rank 1, and the last checkpoint loads.
+TEST(DataParallelCli, KilledRankEndsTheOtherWithinTheTimeoutAndTheCheckpointLoads) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  const std::string dir = test::temp_dir("dp_kill"), run = dir + "/run";
+  const pid_t r0 = start_rank(run, 0, dir + "/store", dir + "/rank0.log");
+  const pid_t r1 = start_rank(run, 1, dir + "/store", dir + "/rank1.log");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (latest_checkpoint(run + "/checkpoints").empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(latest_checkpoint(run + "/checkpoints").empty()) << test::file_contents(dir + "/rank0.log");
+  kill(r1, SIGKILL);
+  const auto killed = std::chrono::steady_clock::now();
+  waitpid(r1, nullptr, 0);
+  int status = 0;
+  pid_t done = 0;
+  while ((done = waitpid(r0, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - killed < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (done == 0) {
+    kill(r0, SIGKILL);
+    waitpid(r0, nullptr, 0);
+    FAIL() << "rank 0 still running 60 s after rank 1 was killed";
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_LT(secs, 30.0);  // within dist_timeout
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string log = test::file_contents(dir + "/rank0.log");
+  EXPECT_NE(log.find("rank 1 stopped answering"), std::string::npos) << log;
+  const std::string latest = latest_checkpoint(run + "/checkpoints");
+  TrainConfig cfg = test::tiny_config(run);
+  TrainState state(cfg, torch::kCPU);
+  EXPECT_NO_THROW(state.load(latest)) << latest;
+  EXPECT_GE(state.step, 2);
+  EXPECT_EQ(state.loaded_world_size, 2);
+}
+
+}  // namespace
+}  // namespace hamgan

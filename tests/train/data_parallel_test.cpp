@@ -1,0 +1,281 @@
+// Data-parallel training on c10d's Gloo backend, two ranks on one machine: each
+// rank is a forked child running train() with torchrun's variables set and a
+// FileStore rendezvous in a scratch directory; at the last step each rank dumps
+// every parameter, buffer and optimiser state it holds, and the parent compares.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <functional>
+
+#include "core/distributed/dist_env.h"
+#include "gan/train/trainer.h"
+#include "train_test_util.h"
+
+namespace hamgan {
+namespace {
+
+// Every tensor of the state, flattened into one vector per part, in a fixed
+// order: G, D and G_ema parameters, their buffers, and Adam's moments and step
+// counts for G and for D.
+const std::vector<std::string> kParts{"G", "G buffers", "D", "D buffers", "G_ema", "G_ema buffers", "G Adam", "D Adam"};
+
+std::vector<torch::Tensor> state_tensors(TrainState& s) {
+  auto flat = [](const std::vector<torch::Tensor>& ts) {
+    std::vector<torch::Tensor> f;
+    for (const auto& t : ts) f.push_back(t.detach().reshape(-1).to(torch::kFloat64));
+    return f.empty() ? torch::empty({0}, torch::kFloat64) : torch::cat(f);  // Adam holds nothing before its first step
+  };
+  std::vector<torch::Tensor> out;
+  for (torch::nn::Module* m : {static_cast<torch::nn::Module*>(s.g.get()), static_cast<torch::nn::Module*>(s.d.get()),
+                               static_cast<torch::nn::Module*>(s.g_ema.get())}) {
+    out.push_back(flat(m->parameters()));
+    out.push_back(flat(m->buffers()));
+  }
+  for (torch::optim::Adam* opt : {s.g_opt.get(), s.d_opt.get()}) {
+    std::vector<torch::Tensor> moments;
+    for (auto& group : opt->param_groups())
+      for (auto& p : group.params()) {
+        auto it = opt->state().find(p.unsafeGetTensorImpl());
+        if (it == opt->state().end()) continue;
+        auto& st = static_cast<torch::optim::AdamParamState&>(*it->second);
+        moments.push_back(st.exp_avg());
+        moments.push_back(st.exp_avg_sq());
+        moments.push_back(torch::tensor({static_cast<double>(st.step())}));
+      }
+    out.push_back(flat(moments));
+  }
+  return out;
+}
+
+// Runs `cfg` as `world` ranks (world 1: one plain process), each in a forked
+// child; rank r's state at the last step lands in <dumps>/rank_r.pt. Returns
+// the children's exit codes.
+std::vector<int> run_ranks(const TrainConfig& cfg, int world, const std::string& dumps) {
+  std::vector<pid_t> pids;
+  std::fflush(stdout);  // the children must not print the parent's buffered lines again
+  std::fflush(stderr);
+  for (int r = 0; r < world; ++r) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (world > 1) {
+        setenv("RANK", std::to_string(r).c_str(), 1);
+        setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
+        setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
+        setenv("HAMGAN_DIST_INIT", ("file://" + dumps + "/store").c_str(), 1);
+      }
+      int code = 0;
+      try {
+        TrainHooks hooks;
+        const std::string out = dumps + "/rank_" + std::to_string(r) + ".pt";
+        hooks.push_back(make_callback_hook([out](TrainState& s, RunContext& run) {
+          if (s.step == run.cfg.steps) torch::save(state_tensors(s), out);
+        }));
+        train(cfg, std::move(hooks));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "rank %d: %s\n", r, e.what());
+        code = 1;
+      }
+      std::fflush(stderr);
+      _exit(code);
+    }
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return codes;
+}
+
+std::vector<torch::Tensor> load_dump(const std::string& path) {
+  std::vector<torch::Tensor> t;
+  torch::load(t, path);
+  return t;
+}
+
+TrainConfig dp_config(const std::string& run_dir) {
+  TrainConfig c = test::tiny_config(run_dir);
+  c.threads = 1;  // two ranks share the machine's cores
+  c.sample_every = 0;
+  c.dist_timeout = 60;
+  return c;
+}
+
+const std::vector<int> kAllOk2{0, 0};
+
+// ||a - b|| / ||b|| over one part of the state.
+double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).norm().item<double>() / std::max(b.norm().item<double>(), 1e-300);
+}
+
+TEST(DataParallel, RanksStayBitIdenticalAfterFiveSteps) {
+  const std::string dir = test::temp_dir("dp_identical");
+  TrainConfig c = dp_config(dir + "/run");
+  c.steps = 5;
+  ASSERT_EQ(run_ranks(c, 2, dir), kAllOk2);
+  const auto a = load_dump(dir + "/rank_0.pt"), b = load_dump(dir + "/rank_1.pt");
+  ASSERT_EQ(a.size(), kParts.size());
+  ASSERT_EQ(b.size(), kParts.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_GT(a[i].numel(), 0) << kParts[i];
+    EXPECT_TRUE(torch::equal(a[i], b[i])) << kParts[i];
+  }
+  // They trained: G and D moved from the seed's initial weights.
+  TrainState start(c, torch::kCPU);
+  const auto init = state_tensors(start);
+  EXPECT_FALSE(torch::equal(a[0], init[0])) << "G did not train";
+  EXPECT_FALSE(torch::equal(a[2], init[2])) << "D did not train";
+}
+
+// 2 ranks x b with synchronised BN equal 1 rank x 2b, each part of the state
+// (G, D, G_ema, buffers, Adam) to 1e-5 in relative norm: the loader hands each rank
+// its contiguous half of the same global batch, noise_streams = "global" makes
+// each rank draw the global batch's z and labels and keep its half, and spectral
+// norm's power iteration sees the same weights on every rank (they are
+// identical), so only the order of floating-point sums differs. The block is
+// SA: the Hamburger's NMF draws random bases per batch, whose shape follows the
+// per-rank batch.
+TEST(DataParallel, SyncBatchNormOverTwoRanksEqualsOneRankWithTwiceTheBatch) {
+  const std::string two = test::temp_dir("dp_syncbn_two"), one = test::temp_dir("dp_syncbn_one");
+  auto config = [](const std::string& run_dir) {
+    TrainConfig c = dp_config(run_dir);
+    c.model.g_block.name = "sa";
+    c.model.d_block.name = "sa";
+    c.model.block_options.clear();
+    c.model.g_ch = 8;  // SA needs C/8 query channels
+    c.model.d_ch = 8;
+    c.model.g_ch = 8;  // SA needs C/8 query channels
+    c.model.d_ch = 8;
+    c.batch_size = 8;  // global
+    c.steps = 3;
+    // The conv biases in front of a BN have a gradient of exactly zero (BN
+    // removes the mean); Adam with eps 1e-8 turns their float32 rounding noise
+    // (~1e-10, which depends on the order of every sum) into steps of ±lr, in
+    // one process as in two. eps 1e-4 leaves the real gradients normalised and
+    // the noise at noise.
+    c.adam_eps = 1e-4;
+    c.sync_bn = true;
+    c.noise_streams = "global";
+    return c;
+  };
+  ASSERT_EQ(run_ranks(config(two + "/run"), 2, two), kAllOk2);
+  ASSERT_EQ(run_ranks(config(one + "/run"), 1, one), std::vector<int>{0});
+  const auto a = load_dump(two + "/rank_0.pt"), b = load_dump(one + "/rank_0.pt");
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double err = relative_difference(a[i], b[i]);
+    std::printf("sync_bn: %-14s relative difference %.3g\n", kParts[i].c_str(), err);
+    EXPECT_LE(err, 1e-5) << kParts[i];
+  }
+  // Without synchronised statistics the same run differs: the test can tell.
+  const std::string unsynced = test::temp_dir("dp_syncbn_off");
+  TrainConfig off = config(unsynced + "/run");
+  off.sync_bn = false;
+  ASSERT_EQ(run_ranks(off, 2, unsynced), kAllOk2);
+  const auto u = load_dump(unsynced + "/rank_0.pt");
+  const double off_g = relative_difference(u[0], b[0]);
+  std::printf("per-rank BN: G relative difference %.3g\n", off_g);
+  EXPECT_GT(off_g, 1e-4);
+}
+
+TEST(DataParallel, StopAtThreeAndResumeToSixEqualsAStraightRunBitForBit) {
+  const std::string straight = test::temp_dir("dp_resume_straight"), split = test::temp_dir("dp_resume_split");
+  TrainConfig a = dp_config(straight + "/run");
+  a.steps = 6;
+  a.checkpoint_every = 3;
+  ASSERT_EQ(run_ranks(a, 2, straight), kAllOk2);
+  TrainConfig b = dp_config(split + "/run");
+  b.steps = 3;
+  b.checkpoint_every = 3;
+  ASSERT_EQ(run_ranks(b, 2, split), kAllOk2);
+  b.steps = 6;
+  b.resume = true;
+  ASSERT_EQ(run_ranks(b, 2, split), kAllOk2);
+  for (const char* rank : {"/rank_0.pt", "/rank_1.pt"}) {
+    const auto x = load_dump(straight + rank), y = load_dump(split + rank);
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(torch::equal(x[i], y[i])) << rank << " " << kParts[i];
+  }
+  EXPECT_EQ(test::file_contents(straight + "/run/checkpoints/latest"), test::file_contents(split + "/run/checkpoints/latest"));
+}
+
+TEST(DataParallel, GlobalBatchThatDoesNotSplitIsRefused) {
+  const std::string dir = test::temp_dir("dp_split");
+  TrainConfig c = dp_config(dir + "/run");
+  c.batch_size = 5;
+  EXPECT_EQ(run_ranks(c, 2, dir), (std::vector<int>{1, 1}));
+}
+
+// The launcher's variables, read as torchrun and SLURM set them.
+class DistEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override { clear(); }
+  void TearDown() override { clear(); }
+  static void clear() {
+    for (const char* v : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+                          "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE",
+                          "HAMGAN_DIST_INIT", "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RESTART_COUNT",
+                          "TORCHELASTIC_RUN_ID", "HAMGAN_LAUNCHER"})
+      unsetenv(v);
+  }
+};
+
+TEST_F(DistEnvTest, SingleProcessWithoutVariables) {
+  const DistEnv e = dist_env_from_environment();
+  EXPECT_EQ(e.world_size, 1);
+  EXPECT_FALSE(e.distributed());
+}
+
+TEST_F(DistEnvTest, TorchrunVariables) {
+  setenv("RANK", "3", 1);
+  setenv("WORLD_SIZE", "8", 1);
+  setenv("LOCAL_RANK", "1", 1);
+  setenv("LOCAL_WORLD_SIZE", "2", 1);
+  setenv("MASTER_ADDR", "node0", 1);
+  setenv("MASTER_PORT", "29555", 1);
+  setenv("TORCHELASTIC_USE_AGENT_STORE", "True", 1);
+  setenv("TORCHELASTIC_RUN_ID", "job", 1);
+  const DistEnv e = dist_env_from_environment();
+  EXPECT_EQ(e.rank, 3);
+  EXPECT_EQ(e.world_size, 8);
+  EXPECT_EQ(e.local_rank, 1);
+  EXPECT_EQ(e.master_addr, "node0");
+  EXPECT_EQ(e.master_port, 29555);
+  EXPECT_TRUE(e.agent_store);
+  EXPECT_EQ(e.source, "torchrun");
+}
+
+TEST_F(DistEnvTest, SlurmVariablesWhenTorchrunsAreAbsent) {
+  setenv("SLURM_PROCID", "5", 1);
+  setenv("SLURM_NTASKS", "16", 1);
+  setenv("SLURM_LOCALID", "1", 1);
+  const DistEnv e = dist_env_from_environment();
+  EXPECT_EQ(e.rank, 5);
+  EXPECT_EQ(e.world_size, 16);
+  EXPECT_EQ(e.local_rank, 1);
+  EXPECT_EQ(e.source, "SLURM");
+}
+
+TEST_F(DistEnvTest, MalformedValuesNameTheVariable) {
+  setenv("WORLD_SIZE", "2", 1);
+  setenv("RANK", "2", 1);
+  try {
+    dist_env_from_environment();
+    FAIL() << "RANK 2 of 2 accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("RANK 2 is not below WORLD_SIZE 2"), std::string::npos) << e.what();
+  }
+  setenv("RANK", "x", 1);
+  EXPECT_THROW(dist_env_from_environment(), ConfigError);
+  setenv("RANK", "0", 1);
+  setenv("MASTER_PORT", "70000", 1);
+  EXPECT_THROW(dist_env_from_environment(), ConfigError);
+}
+
+}  // namespace
+}  // namespace hamgan
