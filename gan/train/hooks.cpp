@@ -39,13 +39,16 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
                          " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
 }
 
-void save_checkpoint(TrainState& state, RunContext& run) {
+namespace {
+
+// `comm` null: this process writes alone (a single process, or rank 0 after a peer failed).
+void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm) {
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
   const std::string name = checkpoint_file_name(state.step);
   const std::string path = (fs::path(run.checkpoint_dir) / name).string();
-  if (run.comm) {
-    gather_noise_states(*run.comm, state);
-    run.comm->barrier("the barrier before a checkpoint");
+  if (comm) {
+    gather_noise_states(*comm, state);
+    comm->barrier("the barrier before a checkpoint");
   }
   std::string failure;
   if (run.main) {
@@ -57,13 +60,17 @@ void save_checkpoint(TrainState& state, RunContext& run) {
     }
   }
   state.rank_noise_states = torch::Tensor();
-  if (run.comm && run.comm->any(!failure.empty(), "agreeing on the checkpoint") && failure.empty())
+  if (comm && comm->any(!failure.empty(), "agreeing on the checkpoint") && failure.empty())
     failure = "rank 0 could not write " + path;
   // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
   if (!failure.empty()) throw CheckpointError(failure + "; " + last_good(run));
   run.last_checkpoint = path;
   run.last_checkpoint_step = state.step;
 }
+
+}  // namespace
+
+void save_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, run.comm); }
 
 std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole) {
   if (!step_whole) return "the step in progress is lost; " + last_good(run);
@@ -72,15 +79,7 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
   if (!state.all_finite()) return "the weights are non-finite and were not saved; " + last_good(run);
   if (!run.main) return "rank 0 saves the state; " + last_good(run);
   try {
-    Communicator* comm = run.comm;
-    run.comm = nullptr;  // a peer may be gone: rank 0 writes alone
-    try {
-      save_checkpoint(state, run);
-    } catch (...) {
-      run.comm = comm;
-      throw;
-    }
-    run.comm = comm;
+    write_checkpoint(state, run, nullptr);  // a peer may be gone: rank 0 writes alone
   } catch (const std::exception& e) {
     return std::string("saving the state failed too (") + e.what() + "); " + last_good(run);
   }
