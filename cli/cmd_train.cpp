@@ -10,6 +10,7 @@
 #include "cli/model_options.h"
 #include "core/build_info.h"
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "core/distributed/local_launcher.h"
 #include "gan/train/trainer.h"
 
@@ -53,8 +54,8 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
         throw ConfigError("--nproc: this process is already a rank of a launched job (RANK/WORLD_SIZE are set); "
                           "drop --nproc when starting through torchrun or SLURM");
       run_local_workers(worker_arguments(command_arguments()), *nproc, std::chrono::seconds(cfg->dist_timeout));
-      std::cout << "train: " << *nproc << " ranks finished; samples in " << cfg->run_dir
-                << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
+      std::cout << "train: " << *nproc << " ranks " << (stop_requested() ? "stopped (checkpoint saved)" : "finished")
+                << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
       return;
     }
     cfg->progress = !*quiet;

@@ -62,7 +62,7 @@ TEST(DataParallelCli, NprocUnderTorchrunIsRefused) {
   EXPECT_NE(out.find("drop --nproc"), std::string::npos) << out;
 }
 
-pid_t start_rank(const std::string& run, int rank, const std::string& store, const std::string& log) {
+pid_t start_rank(const std::string& run, int rank, const std::string& store, const std::string& log, int timeout) {
   const pid_t pid = fork();
   if (pid == 0) {
     setenv("RANK", std::to_string(rank).c_str(), 1);
@@ -72,39 +72,42 @@ pid_t start_rank(const std::string& run, int rank, const std::string& store, con
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 2);
     dup2(fd, 1);
-    const std::string cmd = "exec " + train_args(run, 1000000, 30);
+    const std::string cmd = "exec " + train_args(run, 1000000, timeout);
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   return pid;
 }
 
-// Rank 1 is killed after a checkpoint: rank 0 stops at its next collective
-// (Gloo sees the closed connection; the heartbeats name the rank) well within
-// the timeout, with one line naming rank 1, and the last checkpoint loads.
-TEST(DataParallelCli, KilledRankEndsTheOtherWithinTheTimeoutAndTheCheckpointLoads) {
-  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
-  const std::string dir = test::temp_dir("dp_kill"), run = dir + "/run";
-  const pid_t r0 = start_rank(run, 0, dir + "/store", dir + "/rank0.log");
-  const pid_t r1 = start_rank(run, 1, dir + "/store", dir + "/rank1.log");
+// Rank 1 is killed (or stopped, SIGSTOP: a hang) after a checkpoint: rank 0
+// ends within the timeout with one line naming rank 1 (a dead rank's closed
+// connection fails the next collective at once; a hung one fails it at
+// dist_timeout; the heartbeats name it), and the last checkpoint loads.
+void expect_rank0_names_rank1(int signal, int timeout, double within) {
+  const std::string dir = test::temp_dir("dp_fault_" + std::to_string(signal)), run = dir + "/run";
+  const pid_t r0 = start_rank(run, 0, dir + "/store", dir + "/rank0.log", timeout);
+  const pid_t r1 = start_rank(run, 1, dir + "/store", dir + "/rank1.log", timeout);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (latest_checkpoint(run + "/checkpoints").empty() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_FALSE(latest_checkpoint(run + "/checkpoints").empty()) << test::file_contents(dir + "/rank0.log");
-  kill(r1, SIGKILL);
-  const auto killed = std::chrono::steady_clock::now();
-  waitpid(r1, nullptr, 0);
+  kill(r1, signal);
+  const auto hit = std::chrono::steady_clock::now();
   int status = 0;
   pid_t done = 0;
-  while ((done = waitpid(r0, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - killed < std::chrono::seconds(60))
+  while ((done = waitpid(r0, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - hit < std::chrono::seconds(90))
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(r1, SIGKILL);
+  waitpid(r1, nullptr, 0);
   if (done == 0) {
     kill(r0, SIGKILL);
     waitpid(r0, nullptr, 0);
-    FAIL() << "rank 0 still running 60 s after rank 1 was killed";
+    FAIL() << "rank 0 still running 90 s after rank 1 got signal " << signal;
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  EXPECT_LT(secs, 30.0);  // within dist_timeout
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - hit).count();
+  ::testing::Test::RecordProperty("seconds_to_exit", std::to_string(secs));
+  std::printf("rank 0 ended %.1f s after rank 1 got signal %d\n", secs, signal);
+  EXPECT_LT(secs, within);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
   const std::string log = test::file_contents(dir + "/rank0.log");
@@ -115,6 +118,60 @@ TEST(DataParallelCli, KilledRankEndsTheOtherWithinTheTimeoutAndTheCheckpointLoad
   EXPECT_NO_THROW(state.load(latest)) << latest;
   EXPECT_GE(state.step, 2);
   EXPECT_EQ(state.loaded_world_size, 2);
+}
+
+TEST(DataParallelCli, KilledRankEndsTheOtherWithinTheTimeoutAndTheCheckpointLoads) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  expect_rank0_names_rank1(SIGKILL, 30, 30.0);
+}
+
+TEST(DataParallelCli, HungRankEndsTheOtherAtTheTimeoutAndTheCheckpointLoads) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  expect_rank0_names_rank1(SIGSTOP, 5, 5.0 + 15.0);  // the timeout, then the heartbeat check and the save
+}
+
+// A SIGTERM to the launcher alone reaches every rank; they agree to stop after
+// the same step, rank 0 checkpoints it, and no rank is left behind.
+TEST(DataParallelCli, StoppingTheLauncherStopsEveryRankAfterACheckpoint) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  const std::string dir = test::temp_dir("dp_stop"), run = dir + "/run";
+  const pid_t launcher = fork();
+  if (launcher == 0) {
+    const int fd = open((dir + "/launcher.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    dup2(fd, 1);
+    setpgid(0, 0);  // its own group, so that the test's signal reaches the launcher alone
+    const std::string cmd = "exec " + train_args(run, 1000000) + " --nproc 2";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (latest_checkpoint(run + "/checkpoints").empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(latest_checkpoint(run + "/checkpoints").empty()) << test::file_contents(dir + "/launcher.log");
+  kill(launcher, SIGTERM);
+  int status = 0;
+  pid_t done = 0;
+  const auto sent = std::chrono::steady_clock::now();
+  while ((done = waitpid(launcher, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - sent < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (done == 0) {
+    kill(-launcher, SIGKILL);
+    waitpid(launcher, nullptr, 0);
+    FAIL() << "the launcher still runs 60 s after SIGTERM";
+  }
+  const std::string log = test::file_contents(dir + "/launcher.log");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << log;
+  EXPECT_NE(log.find("2 ranks stopped (checkpoint saved)"), std::string::npos) << log;
+  EXPECT_EQ(kill(-launcher, 0), -1) << "a rank outlived its launcher";  // nothing left in its process group
+  // The checkpoint is of the step the ranks stopped at: the last row of the log.
+  const auto rows = read_metrics(run + "/metrics.jsonl");
+  ASSERT_FALSE(rows.empty());
+  const int64_t last_step = static_cast<int64_t>(rows.back().at("step"));
+  char name[32];
+  std::snprintf(name, sizeof(name), "step_%07lld.pt", static_cast<long long>(last_step));
+  EXPECT_EQ(latest_checkpoint(run + "/checkpoints"), run + "/checkpoints/" + name) << log;
 }
 
 }  // namespace
