@@ -1,7 +1,9 @@
 // Image folders in ImageNet train layout: root/<class>/**/<file>.{png,jpg,jpeg}.
 // Class index = position of the folder name in the sorted list (torchvision and
 // BigGAN-PyTorch find_classes, ecosystem.md §2.3); files are walked
-// recursively and sorted, as BigGAN's make_dataset does. Pixels follow
+// recursively and sorted, as BigGAN's make_dataset does. A root without
+// sub-folders is a flat folder of images, one class (label 0), its files
+// sorted: the way pytorch-fid, clean-fid and torch-fidelity take a folder. Pixels follow
 // BigGAN-PyTorch's ImageNet preparation (§2.1): RGB, centred square crop of
 // side min(H, W), then PIL-exact bilinear resize; see docs/data.md for rounding.
 #include <algorithm>
@@ -26,6 +28,27 @@ bool has_image_extension(const fs::path& p) {
 
 bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string()[0] == '.'; }
 
+// The PNG/JPEG files (by extension) in `dir`, or below it, sorted; hidden entries skipped.
+std::vector<fs::path> image_files(const fs::path& dir, bool recursive) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  auto keep = [&](const fs::directory_entry& e) {
+    if (!hidden(e.path()) && e.is_regular_file() && has_image_extension(e.path())) files.push_back(e.path());
+  };
+  if (recursive) {
+    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (hidden(it->path()) && it->is_directory()) it.disable_recursion_pending();
+      keep(*it);
+    }
+  } else {
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) keep(*it);
+  }
+  if (ec) throw DataError(dir.string() + ": cannot list folder (" + ec.message() + ")");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 class ImageFolderDataset : public Dataset {
  public:
   explicit ImageFolderDataset(const DatasetSpec& spec) : root_(spec.path), size_(spec.size) {
@@ -34,34 +57,28 @@ class ImageFolderDataset : public Dataset {
     for (const auto& e : fs::directory_iterator(root_, ec))
       if (e.is_directory() && !hidden(e.path())) class_dirs.push_back(e.path());
     if (ec) throw DataError(root_ + ": cannot list folder (" + ec.message() + ")");
-    if (class_dirs.empty())
-      throw DataError(root_ + ": no class subfolders (expected ImageNet train layout root/<class>/<images>)");
     std::sort(class_dirs.begin(), class_dirs.end());
     std::string first_skipped;
-    for (size_t c = 0; c < class_dirs.size(); ++c) {
-      classes_.push_back(class_dirs[c].filename().string());
-      std::vector<fs::path> files;
-      for (auto it = fs::recursive_directory_iterator(class_dirs[c], fs::directory_options::follow_directory_symlink, ec);
-           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (hidden(it->path())) {
-          if (it->is_directory()) it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file() && has_image_extension(it->path())) files.push_back(it->path());
-      }
-      if (ec) throw DataError(class_dirs[c].string() + ": cannot list folder (" + ec.message() + ")");
-      std::sort(files.begin(), files.end());
+    auto add_images = [&](const std::vector<fs::path>& files, int64_t label) {
       for (const auto& f : files) {
         if (has_image_signature(f.string())) {
           files_.push_back(f.string());
-          labels_.push_back(static_cast<int64_t>(c));
-        } else {
-          if (skipped_++ == 0) first_skipped = f.string();
+          labels_.push_back(label);
+        } else if (skipped_++ == 0) {
+          first_skipped = f.string();
         }
       }
+    };
+    if (class_dirs.empty()) {  // a flat folder
+      classes_.push_back(fs::path(root_).filename().string());
+      add_images(image_files(root_, /*recursive=*/false), 0);
+    }
+    for (size_t c = 0; c < class_dirs.size(); ++c) {
+      classes_.push_back(class_dirs[c].filename().string());
+      add_images(image_files(class_dirs[c], /*recursive=*/true), static_cast<int64_t>(c));
     }
     if (files_.empty())
-      throw DataError(root_ + ": no readable PNG or JPEG image in any class folder" +
+      throw DataError(root_ + ": no readable PNG or JPEG image (in the folder itself, or in class folders root/<class>/)" +
                       (skipped_ ? " (" + std::to_string(skipped_) + " unreadable, e.g. " + first_skipped + ")"
                                 : std::string()));
     if (skipped_ && !spec.quiet)

@@ -100,6 +100,33 @@ TEST(ImageFolder, CmykJpegDecodesLikePil) {
   EXPECT_LE(max_diff(got, test::read_raw(dir + "/want.raw", {3, 24, 30}, torch::kUInt8)), 1);
 }
 
+// A folder of images and no class sub-folders, as FID tools take it: one class,
+// files in name order, pixels as written; hidden folders and other files aside.
+TEST(ImageFolder, AFlatFolderIsOneClassOfItsImages) {
+  auto f = make_folder("folder_flat_source", 24);
+  const auto dir = test::fresh_dir("folder_flat");
+  const int64_t n = std::min<int64_t>(f.n, 12);
+  for (int64_t i = n - 1; i >= 0; --i) {  // written out of order: the order read is the names'
+    char name[32];
+    std::snprintf(name, sizeof(name), "/%04lld.png", static_cast<long long>(i));
+    save_png(f.imgs[i], dir + name);
+  }
+  fs::create_directories(dir + "/.cache");
+  save_png(f.imgs[0], dir + "/.cache/thumb.png");
+  std::ofstream(dir + "/notes.txt") << "not an image";
+  DatasetSpec s;
+  s.path = dir;
+  s.size = 24;
+  auto ds = open_dataset(s);
+  ASSERT_EQ(ds->size(), n);
+  EXPECT_EQ(ds->num_classes(), 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const Example e = ds->get(i);
+    EXPECT_EQ(e.label, 0);
+    EXPECT_TRUE(torch::equal(e.image, f.imgs[i])) << i;
+  }
+}
+
 TEST(ImageFolder, NoReadableImageIsAnError) {
   const auto dir = test::fresh_dir("folder_none");
   DatasetSpec s;

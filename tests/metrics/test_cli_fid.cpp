@@ -146,3 +146,32 @@ TEST(FidCli, TheFewSamplesWarningFollowsTheFeatureDimension) {
   EXPECT_EQ(r.err.find(dir + "/a.npz has"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(dir + "/b.npz has 20 samples for 32-d features"), std::string::npos) << r.err;
 }
+
+// Two flat folders of PNGs, the way pytorch-fid, clean-fid and torch-fidelity
+// take them: the same FID as pytorch-fid's own command line on the same random
+// Inception weights (its preprocessing: --resize legacy_pytorch; --size 40
+// leaves the 40x40 images as they are).
+TEST(FidCli, FlatFoldersMatchPytorchFidsCommandLine) {
+  NEED_BIN();
+  std::string weights;
+  CACHED_REFERENCE("inception_reference.py", "inception", weights);
+  auto dir = test::temp_dir("cli_flat_folders");
+  RUN_REFERENCE("fid_folders_reference.py", weights + "/weights.pth " + dir);
+  const double expected = std::stod(test::file_contents(dir + "/fid.txt"));
+  auto r = run_cli("fid " + dir + "/a " + dir + "/b --features inception:" + weights +
+                       "/weights.pth --resize legacy_pytorch --size 40 --n 0 --batch 16 --device cpu",
+                   dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const double fid = parse_fid(r.out);
+  RecordProperty("fid", std::to_string(fid));
+  RecordProperty("pytorch_fid", std::to_string(expected));
+  // 16 images in 2048 dimensions: both covariances are singular, where a matrix
+  // square root is good to about sqrt(machine epsilon) of the trace.
+  EXPECT_NEAR(fid, expected, 1e-5 * expected) << r.out;
+  // fid-stats takes the same folder.
+  r = run_cli("fid-stats " + dir + "/a --features inception:" + weights +
+                  "/weights.pth --resize legacy_pytorch --size 40 --n 0 --device cpu --out " + dir + "/a.npz",
+              dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(read_npz(dir + "/a.npz")["n"].item<int64_t>(), 16);
+}
