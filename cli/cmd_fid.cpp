@@ -24,6 +24,9 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   sub->add_flag("--eps_offset", c->frechet.eps_offset,
                 "Add eps·I to both covariances first (pytorch-fid's singular-product fallback)")
       ->capture_default_str();
+  sub->add_flag("--allow_protocol_mismatch", c->allow_protocol_mismatch,
+                "Compare statistics made with other weights, preprocessing or image size (with a warning)")
+      ->capture_default_str();
   sub->add_option("--eps", c->frechet.eps, "The eps of --eps_offset")->check(CLI::PositiveNumber)->capture_default_str();
   sub->callback([c, finish_features] {
     finish_features();

@@ -1,4 +1,5 @@
 // Streaming feature extraction for FID/IS/KID (declared in metrics/fid.h).
+#include "core/sha256.h"
 #include "core/errors.h"
 #include "core/stop_signal.h"
 #include "core/progress.h"
@@ -7,7 +8,7 @@
 namespace hamgan {
 
 SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch, bool keep_features,
-                              bool keep_logits, const std::string& label) {
+                              bool keep_logits, const std::string& label, bool hash_images) {
   if (batch < 1) throw ConfigError("--batch must be ≥ 1");
   SideFeatures side;
   side.description = source.describe();
@@ -15,10 +16,17 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   std::vector<torch::Tensor> feats, logits;
   const int64_t n = source.size();
   ProgressBar bar(label, n, "img");
+  Sha256 images_hash;
   for (int64_t offset = 0; offset < n; offset += batch) {
     throw_if_stop_requested(label);
     const int64_t count = std::min(batch, n - offset);
-    auto out = extractor.extract(source.batch(offset, count));
+    const torch::Tensor images = source.batch(offset, count);
+    side.image_size = images.size(2);
+    if (hash_images) {
+      const torch::Tensor bytes = images.to(torch::kCPU).contiguous();
+      images_hash.update(bytes.data_ptr<uint8_t>(), static_cast<size_t>(bytes.numel()));
+    }
+    auto out = extractor.extract(images);
     running.add(out.features);
     if (keep_features) feats.push_back(out.features.to(torch::kCPU, torch::kFloat32));
     if (keep_logits) {
@@ -30,6 +38,7 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   }
   bar.finish();
   side.stats = running.finish();
+  if (hash_images) side.images_sha256 = images_hash.hex();
   if (keep_features) side.features = torch::cat(feats);
   if (keep_logits) side.logits = torch::cat(logits);
   return side;

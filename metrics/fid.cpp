@@ -1,6 +1,10 @@
 // FID / IS / KID pipeline (see fid.h).
 #include "metrics/fid.h"
 
+#include "core/build_info.h"
+#include "core/sha256.h"
+#include "metrics/protocol.h"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -56,14 +60,57 @@ std::unique_ptr<ImageSource> open_image_source(const std::string& path, const Sa
   return make_dataset_source(open_dataset(spec), options.n, options.seed);
 }
 
+namespace {
+
+std::string hamgan_version_text() {
+  return std::string("0.1.0 (revision ") + build_git_revision() + (build_git_dirty() ? ", modified" : "") + ")";
+}
+
+// The extractor's part of a protocol stamp; the weights are hashed here, once per command.
+StatsProtocol extractor_protocol(const FeatureOptions& o, const FeatureExtractor& fx) {
+  StatsProtocol p;
+  const bool classifier = o.spec.rfind("classifier:", 0) == 0;
+  p.extractor = classifier ? "classifier" : "inception";
+  p.weights = classifier ? o.spec.substr(11) : resolve_inception_path(o);
+  p.weights_sha256 = p.weights.empty() ? "" : sha256_file(p.weights);  // empty: random benchmark weights
+  p.preprocessing = classifier ? "classifier input" : to_string(o.resize);
+  p.feature_dim = fx.dim();
+  p.hamgan_version = hamgan_version_text();
+  return p;
+}
+
+StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side) {
+  p.image_size = side.image_size;
+  p.n = side.stats.n;
+  p.source = side.description;
+  p.source_sha256 = side.images_sha256;
+  return p;
+}
+
+// Refuses (or, when allowed, warns about) statistics made under different protocols.
+void check_protocols(const StatsProtocol& a, const StatsProtocol& b, const FidConfig& c, std::ostream& out) {
+  if (!a.stamped() || !b.stamped()) return;
+  const std::string mismatch = protocol_mismatch(a, b);
+  if (mismatch.empty()) return;
+  if (!c.allow_protocol_mismatch)
+    throw ConfigError("fid: " + c.a + " and " + c.b + " were made under different protocols: " + mismatch +
+                      "; compare statistics made with the same weights, preprocessing and image size, or pass "
+                      "--allow_protocol_mismatch");
+  out << "warning: different protocols (" << mismatch << "); compared because of --allow_protocol_mismatch\n";
+}
+
+}  // namespace
+
 FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener& open_checkpoint) {
   const bool a_stats = classify_input(c.a) == InputKind::stats, b_stats = classify_input(c.b) == InputKind::stats;
   if (c.kid && (a_stats || b_stats))
     throw ConfigError("--kid needs image features on both sides; .npz statistics hold only mu and sigma");
   std::unique_ptr<FeatureExtractor> extractor;
+  StatsProtocol computed;  // the protocol of sides whose features are computed here
   if (!a_stats || !b_stats) {
     extractor = make_feature_extractor(c.features);
     out << "features: " << extractor->describe() << "\n";
+    computed = extractor_protocol(c.features, *extractor);
   }
   FidReport report;
   SideFeatures side[2];
@@ -79,6 +126,14 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
       if (extractor && side[i].stats.mu.size(0) != extractor->dim())
         throw DataError(path + ": statistics are " + std::to_string(side[i].stats.mu.size(0)) + "-d but " +
                         extractor->describe() + " gives " + std::to_string(extractor->dim()) + "-d features");
+      if (!side[i].stats.protocol.stamped())
+        out << "note: " << path << " carries no protocol stamp (statistics from another tool): its weights, "
+            << "preprocessing and image size cannot be checked\n";
+      if (extractor) {  // before any features are computed: all but the image size is known
+        StatsProtocol early = computed;
+        early.image_size = side[i].stats.protocol.image_size;
+        check_protocols(i == 0 ? side[i].stats.protocol : early, i == 0 ? early : side[i].stats.protocol, c, out);
+      }
     } else {
       sources[i] = open_image_source(path, c.sampling, open_checkpoint);
     }
@@ -92,6 +147,10 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
         << "\n";
     warn_few_samples(side[i].stats.n, side[i].stats.mu.size(0), *paths[i]);
   }
+  StatsProtocol protocol[2];
+  for (int i = 0; i < 2; ++i) protocol[i] = sources[i] ? side_protocol(computed, side[i]) : side[i].stats.protocol;
+  if (!(extractor && (a_stats || b_stats) && c.allow_protocol_mismatch))  // a permitted mismatch was reported above
+    check_protocols(protocol[0], protocol[1], c, out);
   report.n_a = side[0].stats.n;
   report.n_b = side[1].stats.n;
   if (extractor) report.extractor = extractor->describe();
@@ -100,6 +159,13 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
     out << "note: a covariance is singular (fewer samples than dimensions or constant features); the symmetric "
            "square root handles it, imaginary residue " << fmt(report.frechet.imaginary) << "\n";
   out << "FID: " << fmt(report.frechet.distance) << "\n";
+  const StatsProtocol& named = protocol[0].stamped() ? protocol[0] : protocol[1];
+  if (named.stamped())
+    out << "protocol: " << protocol_summary(named) << ", " << report.n_a << " vs " << report.n_b << " samples"
+        << (protocol_mismatch(protocol[0], protocol[1]).empty() || !protocol[0].stamped() || !protocol[1].stamped()
+                ? ""
+                : " (B: " + protocol_summary(protocol[1]) + ")")
+        << "\n";
   if (c.inception_score) {
     for (int i = 0; i < 2; ++i) {
       if (!side[i].logits.defined()) continue;
@@ -123,8 +189,10 @@ FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const Che
   auto extractor = make_feature_extractor(c.features);
   out << "features: " << extractor->describe() << "\n";
   auto source = open_image_source(c.source, c.sampling, open_checkpoint);
-  auto side = extract_features(*source, *extractor, c.sampling.batch, false, false, "features");
+  const bool data_set = classify_input(c.source) == InputKind::dataset;  // generators are named by checkpoint and step
+  auto side = extract_features(*source, *extractor, c.sampling.batch, false, false, "features", data_set);
   warn_few_samples(side.stats.n, side.stats.mu.size(0), c.source);
+  side.stats.protocol = side_protocol(extractor_protocol(c.features, *extractor), side);
   save_stats(c.out, side.stats, c.compressed);
   out << "wrote " << c.out << ": mu " << side.stats.mu.size(0) << ", sigma " << side.stats.sigma.size(0) << "×"
       << side.stats.sigma.size(1) << " float64 from " << side.stats.n << " images of " << side.description << "\n";

@@ -36,12 +36,15 @@ struct SideFeatures {
   torch::Tensor features;  // (N, D) float32 CPU, kept only when KID needs it
   torch::Tensor logits;    // (N, K) float32 CPU, kept only when IS needs it
   std::string description;
+  int64_t image_size = 0;      // side of the images (H; W when they differ is refused)
+  std::string images_sha256;   // of the uint8 images in order, when asked
 };
 
 // Streams every image of `source` through `extractor` in batches, accumulating
 // float64 statistics (and keeping features/logits only when asked).
 SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch,
-                              bool keep_features = false, bool keep_logits = false, const std::string& label = "features");
+                              bool keep_features = false, bool keep_logits = false, const std::string& label = "features",
+                              bool hash_images = false);
 
 // Opens a generator-checkpoint input (n, seed and standing_stats from `options`).
 // Generators live above metrics, so the caller supplies it (gan/sample/checkpoint_source.h);
@@ -62,6 +65,7 @@ struct FidConfig {
   int64_t is_splits = 10;
   bool kid = false;              // print KID (needs two image inputs)
   KidOptions kid_options;
+  bool allow_protocol_mismatch = false;  // compare statistics made under different protocols (with a warning)
 };
 
 struct FidReport {

@@ -38,11 +38,16 @@ void save_stats(const std::string& path, const FeatureStats& stats, bool compres
   NpzArrays arrays{{"mu", stats.mu.to(torch::kCPU, torch::kFloat64).contiguous()},
                    {"sigma", stats.sigma.to(torch::kCPU, torch::kFloat64).contiguous()}};
   if (stats.n > 0) arrays["n"] = torch::tensor(stats.n, torch::kInt64);
+  if (stats.protocol.stamped()) {
+    const std::string text = protocol_json(stats.protocol);
+    arrays["protocol"] = torch::from_blob(const_cast<char*>(text.data()), {static_cast<int64_t>(text.size())},
+                                          torch::kUInt8).clone();
+  }
   write_npz(path, arrays, compressed);
 }
 
 FeatureStats load_stats(const std::string& path) {
-  auto arrays = read_npz(path, {"mu", "sigma", "n"});
+  auto arrays = read_npz(path, {"mu", "sigma", "n", "protocol"});
   if (!arrays.count("mu") || !arrays.count("sigma"))
     throw DataError(path + ": no `mu` and `sigma` arrays (not an FID statistics file; make one with 'hamgan fid-stats')");
   FeatureStats s;
@@ -52,6 +57,12 @@ FeatureStats load_stats(const std::string& path) {
     throw DataError(path + ": sigma shape " + c10::str(s.sigma.sizes()) + " does not match mu length " +
                     std::to_string(s.mu.size(0)));
   if (arrays.count("n") && arrays["n"].numel() == 1) s.n = arrays["n"].to(torch::kInt64).item<int64_t>();
+  if (arrays.count("protocol")) {
+    const torch::Tensor bytes = arrays["protocol"].to(torch::kUInt8).contiguous().reshape({-1});
+    s.protocol = parse_protocol_json(
+        std::string(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), static_cast<size_t>(bytes.numel())),
+        path);
+  }
   return s;
 }
 

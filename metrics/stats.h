@@ -7,12 +7,15 @@
 #include <optional>
 #include <string>
 
+#include "metrics/protocol.h"
+
 namespace hamgan {
 
 struct FeatureStats {
   torch::Tensor mu;     // float64 (D)
   torch::Tensor sigma;  // float64 (D, D), unbiased (÷ N−1) like np.cov / pytorch-fid
   int64_t n = 0;        // samples behind them; 0 = unknown (a file without `n`)
+  StatsProtocol protocol;  // unstamped for files from other tools
 };
 
 // Streaming sums of (x − K) and (x − K)(x − K)ᵀ in float64, with the shift K =
@@ -29,7 +32,7 @@ class RunningStats {
   int64_t n_ = 0;
 };
 
-// Writes mu, sigma (and `n` as an int64 scalar, which numpy and pytorch-fid ignore).
+// Writes mu, sigma (and `n` as an int64 scalar and the protocol stamp, which numpy and pytorch-fid ignore).
 void save_stats(const std::string& path, const FeatureStats& stats, bool compressed = true);
 // Reads pytorch-fid / clean-fid / TTUR / BigGAN-PyTorch / StudioGAN files:
 // keys mu and sigma, float32 or float64, stored or deflated. DataError otherwise.

@@ -9,7 +9,7 @@ TORCH_VERSION="${HAMGAN_TORCH_VERSION:-2.12.1}"
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libhdf5-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev libzip-dev
-  libcli11-dev libgtest-dev libgmock-dev libtomlplusplus-dev liblzf-dev libgloo-dev
+  libcli11-dev libgtest-dev libgmock-dev libtomlplusplus-dev liblzf-dev libgloo-dev libssl-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
   dataset-fashion-mnist
 )

@@ -175,3 +175,72 @@ TEST(FidCli, FlatFoldersMatchPytorchFidsCommandLine) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(read_npz(dir + "/a.npz")["n"].item<int64_t>(), 16);
 }
+
+// Statistics carry their protocol: the weights' SHA-256 (checked against
+// Python's hashlib), preprocessing, image size, sample count and source; fid
+// refuses statistics of different protocols in one line naming the field,
+// unless told otherwise; statistics from other tools are accepted with a note.
+TEST(FidCli, StatisticsAreProtocolStampedAndMismatchesRefused) {
+  NEED_BIN();
+  if (!std::filesystem::exists(std::string(kDefaultFashionMnistDir))) GTEST_SKIP() << "Fashion-MNIST not installed";
+  auto dir = test::temp_dir("cli_protocol");
+  ClassifierConfig cc;
+  cc.width = 8;
+  cc.feature_dim = 32;
+  torch::manual_seed(0);
+  FeatureClassifier net(cc);
+  save_classifier(dir + "/cls.pt", net);
+  const std::string data = std::string(kDefaultFashionMnistDir);
+  const std::string common = " --features classifier:" + dir + "/cls.pt --n 300 --split test";
+  auto r = run_cli("fid-stats " + data + common + " --out " + dir + "/s32.npz", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = run_cli("fid-stats " + data + common + " --size 28 --out " + dir + "/s28.npz", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+
+  // The stamp, read back by numpy, against hashlib's digest of the weights file.
+  std::string py;
+  ASSERT_EQ(test::run_command("python3 -c \"import json, hashlib, numpy as np; p = json.loads(np.load('" + dir +
+                                  "/s32.npz')['protocol'].tobytes()); print(p['weights_sha256'] == hashlib.sha256("
+                                  "open('" + dir + "/cls.pt', 'rb').read()).hexdigest(), p['extractor'], "
+                                  "p['image_size'], p['n'], p['feature_dim'], len(p['source_sha256']))\"",
+                              &py),
+            0)
+      << py;
+  EXPECT_EQ(py, "True classifier 32 300 32 64\n");
+
+  // Same protocol: compared, and the result names it.
+  r = run_cli("fid " + dir + "/s32.npz " + data + common, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("protocol: classifier sha256 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("classifier input, 32 px images, 300 vs 300 samples"), std::string::npos) << r.out;
+
+  // Another image size: one line naming the field, before any features are computed.
+  r = run_cli("fid " + dir + "/s32.npz " + dir + "/s28.npz", dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("image_size differs (32 vs 28)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("FID: "), std::string::npos) << r.out;
+  r = run_cli("fid " + dir + "/s28.npz " + data + common, dir);  // statistics against images of the other size
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.err.find("image_size differs (28 vs 32)"), std::string::npos) << r.err;
+  r = run_cli("fid " + dir + "/s32.npz " + dir + "/s28.npz --allow_protocol_mismatch", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: different protocols (image_size differs (32 vs 28))"), std::string::npos) << r.out;
+  EXPECT_GT(parse_fid(r.out), 0.0) << r.out;
+
+  // Statistics another tool wrote (mu and sigma only): accepted, with a note.
+  FeatureStats plain = load_stats(dir + "/s32.npz");
+  plain.protocol = StatsProtocol{};
+  save_stats(dir + "/plain.npz", plain, false);
+  r = run_cli("fid " + dir + "/plain.npz " + dir + "/s28.npz", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("plain.npz carries no protocol stamp"), std::string::npos) << r.out;
+
+  // A damaged stamp is one line, not a crash.
+  NpzArrays arrays = read_npz(dir + "/s32.npz");
+  arrays["protocol"] = torch::tensor({'{', 'x'}, torch::kUInt8);
+  write_npz(dir + "/bad.npz", arrays, false);
+  r = run_cli("fid " + dir + "/bad.npz " + dir + "/s32.npz", dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("bad.npz: the `protocol` member is not a HamGAN protocol stamp"), std::string::npos) << r.err;
+}
