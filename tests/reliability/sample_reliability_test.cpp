@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/common/process.h"
 #include "core/errors.h"
 #include "core/threads.h"
 #include "data/image_io.h"
@@ -82,24 +83,15 @@ bool catches_signal(pid_t pid, int sig) {
 // Runs `cmd` (stderr to `log`), sends `sig` after `after_s` seconds, and returns
 // its exit code, or -1 when the signal killed it or it ignored the signal for 30 s.
 int exit_code_after_signal(const std::string& cmd, const std::string& log, int after_s, int sig) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd + " > " + log + " 2>&1").c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = test::spawn_shell(cmd, log);
   // Count the wait from when the handler is installed (/proc's SigCgt mask): on a
   // loaded machine loading LibTorch alone can take seconds.
   for (int i = 0; i < 600 && !catches_signal(pid, sig); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::this_thread::sleep_for(std::chrono::seconds(after_s));
   ::kill(pid, sig);
   int status = 0;
-  for (int i = 0; i < 300; ++i) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return -1;
+  if (!test::wait_for_exit(pid, std::chrono::seconds(30), &status)) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST_F(SampleReliability, SigtermStopsSamplingWithinSecondsWritingNothing) {

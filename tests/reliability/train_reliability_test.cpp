@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/common/process.h"
 #include "core/atomic_file.h"
 #include "core/checked_file.h"
 #include "core/dir_lock.h"
@@ -242,13 +243,8 @@ TEST(TrainReliability, SighupCheckpointsAndStopsLikeSigterm) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
   const std::string dir = dir_for("sighup");
   const std::string log = dir + "/out.txt";
-  const pid_t pid = ::fork();
-  std::string cmd = train_cmd(dir, 100000);
-  cmd = "exec " + cmd.substr(0, cmd.rfind(" 2>&1")) + " > " + log + " 2>&1";
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const std::string cmd = train_cmd(dir, 100000);
+  const pid_t pid = test::spawn_shell(cmd.substr(0, cmd.rfind(" 2>&1")), log);
   // Wait until it has trained a few steps (its log has rows), then hang up.
   for (int i = 0; i < 600 && test::file_contents(dir + "/metrics.jsonl").find("\"step\": 3") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

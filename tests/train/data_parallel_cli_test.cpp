@@ -1,16 +1,13 @@
 // Data-parallel jobs as users start them: `hamgan train --nproc 2`, torchrun
 // --no-python, and a rank killed mid-run.
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
 #include "gan/checkpoint/run_dir.h"
+#include "tests/common/process.h"
 #include "gan/report/run_log.h"
 #include "gan/train/train_state.h"
 #include "train_test_util.h"
@@ -63,20 +60,10 @@ TEST(DataParallelCli, NprocUnderTorchrunIsRefused) {
 }
 
 pid_t start_rank(const std::string& run, int rank, const std::string& store, const std::string& log, int timeout) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setenv("RANK", std::to_string(rank).c_str(), 1);
-    setenv("LOCAL_RANK", std::to_string(rank).c_str(), 1);
-    setenv("WORLD_SIZE", "2", 1);
-    setenv("HAMGAN_DIST_INIT", ("file://" + store).c_str(), 1);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    dup2(fd, 1);
-    const std::string cmd = "exec " + train_args(run, 1000000, timeout);
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
+  const std::string r = std::to_string(rank);
+  return test::spawn_shell("env RANK=" + r + " LOCAL_RANK=" + r + " WORLD_SIZE=2 HAMGAN_DIST_INIT=file://" + store +
+                               " " + train_args(run, 1000000, timeout),
+                           log);
 }
 
 // Rank 1 is killed (or stopped, SIGSTOP: a hang) after a checkpoint: rank 0
@@ -94,16 +81,10 @@ void expect_rank0_names_rank1(int signal, int timeout, double within) {
   kill(r1, signal);
   const auto hit = std::chrono::steady_clock::now();
   int status = 0;
-  pid_t done = 0;
-  while ((done = waitpid(r0, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - hit < std::chrono::seconds(90))
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  kill(r1, SIGKILL);
-  waitpid(r1, nullptr, 0);
-  if (done == 0) {
-    kill(r0, SIGKILL);
-    waitpid(r0, nullptr, 0);
-    FAIL() << "rank 0 still running 90 s after rank 1 got signal " << signal;
-  }
+  const bool ended = test::wait_for_exit(r0, std::chrono::seconds(90), &status);
+  ::kill(r1, SIGKILL);
+  ::waitpid(r1, nullptr, 0);
+  ASSERT_TRUE(ended) << "rank 0 still running 90 s after rank 1 got signal " << signal;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - hit).count();
   ::testing::Test::RecordProperty("seconds_to_exit", std::to_string(secs));
   std::printf("rank 0 ended %.1f s after rank 1 got signal %d\n", secs, signal);
@@ -135,31 +116,16 @@ TEST(DataParallelCli, HungRankEndsTheOtherAtTheTimeoutAndTheCheckpointLoads) {
 TEST(DataParallelCli, StoppingTheLauncherStopsEveryRankAfterACheckpoint) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
   const std::string dir = test::temp_dir("dp_stop"), run = dir + "/run";
-  const pid_t launcher = fork();
-  if (launcher == 0) {
-    const int fd = open((dir + "/launcher.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 2);
-    dup2(fd, 1);
-    setpgid(0, 0);  // its own group, so that the test's signal reaches the launcher alone
-    const std::string cmd = "exec " + train_args(run, 1000000) + " --nproc 2";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  // Its own process group, so that the test's signal reaches the launcher alone.
+  const pid_t launcher = test::spawn_shell(train_args(run, 1000000) + " --nproc 2", dir + "/launcher.log", true);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (latest_checkpoint(run + "/checkpoints").empty() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ASSERT_FALSE(latest_checkpoint(run + "/checkpoints").empty()) << test::file_contents(dir + "/launcher.log");
   kill(launcher, SIGTERM);
   int status = 0;
-  pid_t done = 0;
-  const auto sent = std::chrono::steady_clock::now();
-  while ((done = waitpid(launcher, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() - sent < std::chrono::seconds(60))
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  if (done == 0) {
-    kill(-launcher, SIGKILL);
-    waitpid(launcher, nullptr, 0);
-    FAIL() << "the launcher still runs 60 s after SIGTERM";
-  }
+  ASSERT_TRUE(test::wait_for_exit(launcher, std::chrono::seconds(60), &status, /*group=*/true))
+      << "the launcher still runs 60 s after SIGTERM";
   const std::string log = test::file_contents(dir + "/launcher.log");
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << log;
