@@ -87,16 +87,18 @@ StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side) {
   return p;
 }
 
-// Refuses (or, when allowed, warns about) statistics made under different protocols.
-void check_protocols(const StatsProtocol& a, const StatsProtocol& b, const FidConfig& c, std::ostream& out) {
-  if (!a.stamped() || !b.stamped()) return;
+// Refuses (or, when allowed, warns about) statistics made under different
+// protocols; true when it warned.
+bool check_protocols(const StatsProtocol& a, const StatsProtocol& b, const FidConfig& c, std::ostream& out) {
+  if (!a.stamped() || !b.stamped()) return false;
   const std::string mismatch = protocol_mismatch(a, b);
-  if (mismatch.empty()) return;
+  if (mismatch.empty()) return false;
   if (!c.allow_protocol_mismatch)
     throw ConfigError("fid: " + c.a + " and " + c.b + " were made under different protocols: " + mismatch +
                       "; compare statistics made with the same weights, preprocessing and image size, or pass "
                       "--allow_protocol_mismatch");
   out << "warning: different protocols (" << mismatch << "); compared because of --allow_protocol_mismatch\n";
+  return true;
 }
 
 }  // namespace
@@ -106,7 +108,8 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
   if (c.kid && (a_stats || b_stats))
     throw ConfigError("--kid needs image features on both sides; .npz statistics hold only mu and sigma");
   std::unique_ptr<FeatureExtractor> extractor;
-  StatsProtocol computed;  // the protocol of sides whose features are computed here
+  StatsProtocol computed;  // the protocol of sides whose features are computed here (image size once computed)
+  bool warned = false;
   if (!a_stats || !b_stats) {
     extractor = make_feature_extractor(c.features);
     out << "features: " << extractor->describe() << "\n";
@@ -129,11 +132,9 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
       if (!side[i].stats.protocol.stamped())
         out << "note: " << path << " carries no protocol stamp (statistics from another tool): its weights, "
             << "preprocessing and image size cannot be checked\n";
-      if (extractor) {  // before any features are computed: all but the image size is known
-        StatsProtocol early = computed;
-        early.image_size = side[i].stats.protocol.image_size;
-        check_protocols(i == 0 ? side[i].stats.protocol : early, i == 0 ? early : side[i].stats.protocol, c, out);
-      }
+      if (extractor)  // before any features are computed: all but the image size is known
+        warned |= check_protocols(i == 0 ? side[i].stats.protocol : computed, i == 0 ? computed : side[i].stats.protocol,
+                                  c, out);
     } else {
       sources[i] = open_image_source(path, c.sampling, open_checkpoint);
     }
@@ -149,8 +150,7 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
   }
   StatsProtocol protocol[2];
   for (int i = 0; i < 2; ++i) protocol[i] = sources[i] ? side_protocol(computed, side[i]) : side[i].stats.protocol;
-  if (!(extractor && (a_stats || b_stats) && c.allow_protocol_mismatch))  // a permitted mismatch was reported above
-    check_protocols(protocol[0], protocol[1], c, out);
+  if (!warned) check_protocols(protocol[0], protocol[1], c, out);
   report.n_a = side[0].stats.n;
   report.n_b = side[1].stats.n;
   if (extractor) report.extractor = extractor->describe();

@@ -61,7 +61,7 @@ std::string protocol_mismatch(const StatsProtocol& a, const StatsProtocol& b) {
   if (a.extractor != b.extractor) return differ("extractor", a.extractor, b.extractor);
   if (a.weights_sha256 != b.weights_sha256) return differ("weights_sha256", a.weights_sha256, b.weights_sha256);
   if (a.preprocessing != b.preprocessing) return differ("preprocessing", a.preprocessing, b.preprocessing);
-  if (a.image_size != b.image_size)
+  if (a.image_size != b.image_size && a.image_size > 0 && b.image_size > 0)
     return differ("image_size", std::to_string(a.image_size), std::to_string(b.image_size));
   if (a.feature_dim != b.feature_dim)
     return differ("feature_dim", std::to_string(a.feature_dim), std::to_string(b.feature_dim));

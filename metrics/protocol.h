@@ -16,7 +16,7 @@ struct StatsProtocol {
   std::string extractor;       // "inception" | "classifier"
   std::string weights_sha256;  // of the weights file ("" for a network held in memory)
   std::string preprocessing;   // Inception resize mode, or "classifier input"
-  int64_t image_size = 0;      // side of the images given to the extractor
+  int64_t image_size = 0;      // side of the images given to the extractor (0: not known yet)
   int64_t feature_dim = 0;
   // Where the statistics come from: reported, never a reason to refuse.
   int64_t n = 0;               // samples
@@ -33,7 +33,8 @@ std::string protocol_json(const StatsProtocol& p);
 StatsProtocol parse_protocol_json(const std::string& text, const std::string& what);
 
 // "" when statistics under `a` and `b` may be compared; otherwise one phrase
-// naming the first field that differs and both values.
+// naming the first field that differs and both values. An image size of 0 is
+// not known yet (features not computed) and is not compared.
 std::string protocol_mismatch(const StatsProtocol& a, const StatsProtocol& b);
 
 // "inception sha256 1a2b3c4d…, legacy_tensorflow, 299 px in" : for the printed result.

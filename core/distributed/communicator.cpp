@@ -17,8 +17,8 @@
 #define HAMGAN_HAS_NCCL 1
 #endif
 
-#include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -54,7 +54,6 @@ std::string dist_backend_name(DistBackend backend) { return backend == DistBacke
 struct Communicator::Impl {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::Backend> group;
-  std::chrono::milliseconds timeout{0};
   bool store_on_rank0 = false;
   torch::Device device{torch::kCPU};  // where small control tensors live (NCCL reduces CUDA tensors only)
   // Heartbeats: each rank stamps its key every second, so a failed collective can name the silent ranks.
@@ -79,7 +78,6 @@ Communicator::~Communicator() {
 std::shared_ptr<Communicator> Communicator::connect(const DistEnv& env, DistBackend backend,
                                                     std::chrono::milliseconds timeout) {
   auto impl = std::make_unique<Impl>();
-  impl->timeout = timeout;
   if (backend == DistBackend::kNccl) impl->device = torch::Device(torch::kCUDA, static_cast<int8_t>(env.local_rank));
   const std::string where = env.store_file.empty()
                                 ? "tcp://" + env.master_addr + ":" + std::to_string(env.master_port)
@@ -218,14 +216,26 @@ std::unique_ptr<Communicator::Pending> Communicator::all_reduce_sum_async(torch:
 }
 
 void Communicator::broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what) {
-  guarded(*this, what, [&] {
-    c10d::BroadcastOptions o;
-    o.rootRank = root;
-    for (auto& t : tensors) {
-      std::vector<at::Tensor> one{t};
-      impl_->group->broadcast(one, o)->wait();
+  // One collective per dtype and device: the tensors are flattened into one
+  // buffer, broadcast, and copied back in place.
+  std::map<std::pair<c10::ScalarType, std::string>, std::vector<torch::Tensor*>> groups;
+  for (auto& t : tensors) groups[{t.scalar_type(), t.device().str()}].push_back(&t);
+  torch::NoGradGuard no_grad;
+  for (auto& [key, members] : groups) {
+    std::vector<torch::Tensor> parts;
+    for (auto* t : members) parts.push_back(t->reshape(-1));
+    std::vector<at::Tensor> flat{torch::cat(parts)};
+    guarded(*this, what, [&] {
+      c10d::BroadcastOptions o;
+      o.rootRank = root;
+      impl_->group->broadcast(flat, o)->wait();
+    });
+    int64_t at = 0;
+    for (auto* t : members) {
+      t->copy_(flat[0].narrow(0, at, t->numel()).view_as(*t));
+      at += t->numel();
     }
-  });
+  }
 }
 
 std::vector<torch::Tensor> Communicator::all_gather(const torch::Tensor& t, const std::string& what) {

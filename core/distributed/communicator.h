@@ -45,6 +45,7 @@ class Communicator {
 
   // In place on every rank; `what` names the phase in an error ("D gradients").
   void all_reduce_sum(torch::Tensor& t, const std::string& what);
+  // `root`'s values of `tensors`, written in place (one collective per dtype and device).
   void broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what);
   // Every rank's `t` (same shape on all), in rank order.
   std::vector<torch::Tensor> all_gather(const torch::Tensor& t, const std::string& what);

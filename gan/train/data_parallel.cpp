@@ -1,7 +1,6 @@
 #include "gan/train/data_parallel.h"
 
 #include <iostream>
-#include <map>
 
 #include "core/device.h"
 #include "gan/train/bucketed_grad_sync.h"
@@ -34,8 +33,7 @@ DataParallel join_data_parallel(const TrainConfig& cfg, const DistEnv& env, torc
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +
                       "; use dist_backend = \"gloo\" or a CUDA device");
   dp.comm = Communicator::connect(dp.env, backend, std::chrono::seconds(cfg.dist_timeout));
-  auto sync = std::make_unique<BucketedGradSync>(dp.comm);
-  dp.sync = std::move(sync);
+  dp.sync = std::make_unique<BucketedGradSync>(dp.comm);
   if (dp.main())
     std::cerr << "train: data-parallel over " << dp.env.world_size << " ranks (" << dp.env.source << ", "
               << dist_backend_name(backend) << "); " << cfg.batch_size / dp.env.world_size
@@ -46,7 +44,6 @@ DataParallel join_data_parallel(const TrainConfig& cfg, const DistEnv& env, torc
 namespace {
 
 void broadcast_module(Communicator& comm, torch::nn::Module& m, const std::string& what) {
-  torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> tensors;
   for (auto& p : m.parameters()) tensors.push_back(p);
   for (auto& b : m.buffers()) tensors.push_back(b);
@@ -71,20 +68,8 @@ void attach_data_parallel(DataParallel& dp, TrainState& state, const TrainConfig
 }
 
 void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
-  torch::NoGradGuard no_grad;
-  std::map<c10::ScalarType, std::vector<torch::Tensor>> by_type;
-  for (auto& b : module.buffers()) by_type[b.scalar_type()].push_back(b);
-  for (auto& [type, buffers] : by_type) {
-    std::vector<torch::Tensor> flat_parts;
-    for (auto& b : buffers) flat_parts.push_back(b.reshape(-1));
-    std::vector<torch::Tensor> flat{torch::cat(flat_parts)};
-    comm.broadcast(flat, 0, "sharing rank 0's batch-norm statistics");
-    int64_t at = 0;
-    for (auto& b : buffers) {
-      b.copy_(flat[0].narrow(0, at, b.numel()).view_as(b));
-      at += b.numel();
-    }
-  }
+  std::vector<torch::Tensor> buffers = module.buffers();
+  comm.broadcast(buffers, 0, "sharing rank 0's batch-norm statistics");
 }
 
 void average_step_stats(Communicator& comm, StepStats& s) {

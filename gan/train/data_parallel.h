@@ -41,8 +41,7 @@ void attach_data_parallel(DataParallel& dp, TrainState& state, const TrainConfig
 // Rank 0's buffers of G (BN moving averages, spectral norm's vectors) copied to
 // every rank after each step, as DistributedDataParallel's broadcast_buffers
 // does: with per-rank BN statistics the moving averages would drift apart, and
-// G_ema and the checkpoint would depend on which rank wrote them. One flat
-// broadcast per dtype.
+// G_ema and the checkpoint would depend on which rank wrote them.
 void share_rank0_buffers(Communicator& comm, torch::nn::Module& module);
 
 // The step's losses and D outputs averaged over the ranks (one small all-reduce).
