@@ -21,6 +21,20 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   sub->add_option("--kid_subset_size", c->kid_options.subset_size, "KID subset size")
       ->check(CLI::Range(2, 1 << 30))
       ->capture_default_str();
+  sub->add_flag("--intra_class", c->intra_class,
+                "Also print the FID per class (mean and worst classes; both inputs need class labels)")
+      ->capture_default_str();
+  sub->add_option("--intra_class_worst", c->intra_class_worst, "Worst classes named by --intra_class")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_flag("--prdc", c->prdc, "Also print precision, recall, density and coverage (both inputs must be images)")
+      ->capture_default_str();
+  sub->add_option("--prdc_k", c->prdc_k, "Nearest neighbours for --prdc")->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--bootstrap", c->bootstrap,
+                  "Resamples of the generated side's features for a 95% FID interval (0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--bootstrap_seed", c->bootstrap_seed, "Seed of the bootstrap resamples")->capture_default_str();
   sub->add_flag("--eps_offset", c->frechet.eps_offset,
                 "Add eps·I to both covariances first (pytorch-fid's singular-product fallback)")
       ->capture_default_str();

@@ -14,6 +14,9 @@ static CommandRegistrar sample_registrar("sample", [](CLI::App& root) {
   auto* sub = root.add_subcommand("sample", "Generate class-conditional samples from a checkpoint (EMA weights by default)");
   add_config_file_option(sub);
   sub->add_option("--checkpoint", c.checkpoint, "Checkpoint file or run directory (its latest checkpoint)")->required();
+  sub->add_option("--which", c.which, "With a run directory: its latest checkpoint, or the best one kept by evaluation")
+      ->check(CLI::IsMember({"latest", "best"}))
+      ->capture_default_str();
   sub->add_option("--n", c.n, "Number of images")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--out", c.out, "DIR (PNG files per class), FILE.png (grid), FILE.npz or FILE.hdf5")->required();
   sub->add_option("--class", c.class_label, "Only this class (-1: class-balanced over all)")->check(CLI::Range(-1, 1 << 30))->capture_default_str();

@@ -30,6 +30,17 @@ bool sets_option(const std::vector<std::string>& args, size_t from, const CLI::O
 }
 
 // Whether `key` (either spelling) is a key of the model (with block options) or train table.
+// `--key=value` keeps "-5" or "--x" one word; an empty value goes as its own
+// word, since CLI11 would take the next argument for `--key=`.
+void inject_value(std::vector<std::string>& injected, const std::string& key, const std::string& value) {
+  if (value.empty()) {
+    injected.push_back("--" + key);
+    injected.push_back("");
+  } else {
+    injected.push_back("--" + key + "=" + value);
+  }
+}
+
 bool is_config_table_key(const std::string& key) {
   std::string swapped = key;
   for (char& ch : swapped) ch = ch == '_' ? '-' : ch == '-' ? '_' : ch;
@@ -98,13 +109,17 @@ std::map<std::string, std::string> expand_config_file(CLI::App& root, std::vecto
       if (!item.is_bool)
         throw ConfigError(where + ": " + full + " = " + item.values.front() + " is not a boolean; use true or false");
       injected.push_back("--" + key + "=" + item.values.front());
+    } else if (opt->get_type_name().rfind("LIST", 0) == 0) {  // a list field: the array's items, comma-joined
+      std::string joined;
+      for (const auto& v : item.values) joined += (joined.empty() ? "" : ",") + v;
+      inject_value(injected, key, joined);
     } else {
       if (item.values.empty()) throw ConfigError(where + ": " + full + " is an empty array; give a value");
       if (int(item.values.size()) > opt->get_expected_max())
         throw ConfigError(where + ": " + full + " takes one value, got an array of " +
                           std::to_string(item.values.size()));
       if (item.values.size() == 1) {
-        injected.push_back("--" + key + "=" + item.values.front());  // one word, even for "-5" or "--x"
+        inject_value(injected, key, item.values.front());
       } else {
         injected.push_back("--" + key);
         for (const auto& v : item.values) injected.push_back(v);

@@ -18,7 +18,8 @@ inline std::string field_error(const FieldSpec& spec, std::string& value) {
   const std::string given = value;
   FieldSpec type_only = spec;
   type_only.check = {};
-  if (!field_problem(type_only, value).empty()) {
+  if (const std::string problem = field_problem(type_only, value); !problem.empty()) {
+    if (spec.type == FieldType::kList) return "'" + given + "' " + problem;
     const std::string example = spec.default_value.empty() ? "" : " like " + spec.default_value + " (the default)";
     switch (spec.type) {
       case FieldType::kInt: return "'" + given + "' is not an integer; it must be a whole number" + example;
@@ -64,6 +65,7 @@ void add_field_options(CLI::App* app, const FieldTable<T>& table, T& cfg, const 
         ->type_name(spec.type == FieldType::kInt     ? "INT"
                     : spec.type == FieldType::kFloat ? "FLOAT"
                     : spec.type == FieldType::kBool  ? "BOOL"
+                    : spec.type == FieldType::kList  ? "LIST"
                                                      : "TEXT")
         ->default_str(f.get(cfg))
         ->group(group);

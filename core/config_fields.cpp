@@ -81,6 +81,27 @@ FieldSpec choice_field(std::string key, std::vector<std::string> choices, std::s
   return s;
 }
 
+FieldSpec list_field(std::string key, std::vector<std::string> choices, std::string help) {
+  auto s = spec(std::move(key), FieldType::kList, std::move(help), {});
+  s.choices = std::move(choices);
+  return s;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ','))
+    if (!trim(item).empty()) items.push_back(trim(item));
+  return items;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& x : items) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
+
 FieldCheck at_least(double lo) {
   return numeric([lo](double v) { return v >= lo; }, "must be >= " + number_text(lo));
 }
@@ -136,6 +157,18 @@ std::string field_problem(const FieldSpec& spec, std::string& value) {
       if (!known) return "must be one of " + join(spec.choices) + got;
       break;
     }
+    case FieldType::kList: {
+      const auto items = split_list(value);
+      for (size_t i = 0; i < items.size(); ++i) {
+        bool known = false;
+        for (const auto& c : spec.choices) known |= c == items[i];
+        if (!known) return "lists names from " + join(spec.choices) + "; '" + items[i] + "' is not one of them";
+        for (size_t j = 0; j < i; ++j)
+          if (items[j] == items[i]) return "names '" + items[i] + "' twice";
+      }
+      value = join_list(items);
+      break;
+    }
     case FieldType::kString: break;
   }
   if (spec.check) {
@@ -175,8 +208,15 @@ void parse_value(const std::string& s, uint64_t& v) { parse_integer(s, v); }
 void parse_value(const std::string& s, double& v) { v = std::strtod(s.c_str(), nullptr); }
 void parse_value(const std::string& s, bool& v) { v = s == "true"; }
 void parse_value(const std::string& s, std::string& v) { v = s; }
+std::string format_value(const std::vector<std::string>& v) { return join_list(v); }
+void parse_value(const std::string& s, std::vector<std::string>& v) { v = split_list(s); }
 
 std::string toml_line(const FieldSpec& spec, const std::string& value) {
+  if (spec.type == FieldType::kList) {
+    std::string items;
+    for (const auto& x : split_list(value)) items += (items.empty() ? "\"" : ", \"") + x + "\"";
+    return spec.key + " = [" + items + "]\n";
+  }
   if (spec.type != FieldType::kString && spec.type != FieldType::kChoice) return spec.key + " = " + value + "\n";
   std::string quoted;
   for (char c : value) {
@@ -197,7 +237,23 @@ std::vector<std::pair<std::string, std::string>> read_toml_lines(const std::stri
     const std::string key = eq == std::string::npos ? "" : trim(line.substr(0, eq));
     std::string rest = eq == std::string::npos ? "" : trim(line.substr(eq + 1)), value;
     bool ok = !key.empty() && !rest.empty();
-    if (ok && (rest[0] == '"' || rest[0] == '\'')) {
+    if (ok && rest[0] == '[') {
+      // A one-line array of quoted names (list fields): the items joined by commas.
+      std::vector<std::string> items;
+      size_t i = 1;
+      for (;;) {
+        while (i < rest.size() && (rest[i] == ' ' || rest[i] == ',' || rest[i] == '\t')) ++i;
+        if (i >= rest.size() || rest[i] == ']') break;
+        const char q = rest[i];
+        const size_t close = (q == '"' || q == '\'') ? rest.find(q, i + 1) : std::string::npos;
+        if (close == std::string::npos) break;
+        items.push_back(rest.substr(i + 1, close - i - 1));
+        i = close + 1;
+      }
+      const std::string after = i < rest.size() ? trim(rest.substr(i + 1)) : "?";
+      ok = after.empty() || after[0] == '#';
+      value = join_list(items);
+    } else if (ok && (rest[0] == '"' || rest[0] == '\'')) {
       // Quoted: basic strings unescape \" and \\, literal strings take the text as is.
       size_t i = 1;
       for (; i < rest.size() && rest[i] != rest[0]; ++i) {

@@ -12,7 +12,9 @@
 
 namespace hamgan {
 
-enum class FieldType { kInt, kFloat, kBool, kString, kChoice };
+// kList: names from `choices`, comma-separated in text ("fid_inception,is"), a
+// TOML array in files (["fid_inception", "is"]); may be empty.
+enum class FieldType { kInt, kFloat, kBool, kString, kChoice, kList };
 
 // A check of a well-typed value: "" when fine, else what is wrong ("must be >= 1").
 using FieldCheck = std::function<std::string(const std::string& value)>;
@@ -32,6 +34,11 @@ FieldSpec float_field(std::string key, std::string help, FieldCheck check = {});
 FieldSpec bool_field(std::string key, std::string help);
 FieldSpec string_field(std::string key, std::string help, FieldCheck check = {});
 FieldSpec choice_field(std::string key, std::vector<std::string> choices, std::string help);
+FieldSpec list_field(std::string key, std::vector<std::string> choices, std::string help);
+
+// The items of a kList value's canonical text ("" → none).
+std::vector<std::string> split_list(const std::string& text);
+std::string join_list(const std::vector<std::string>& items);
 
 FieldCheck at_least(double lo);                    // value >= lo
 FieldCheck above(double lo);                       // value > lo
@@ -56,10 +63,13 @@ void parse_value(const std::string& s, uint64_t& v);
 void parse_value(const std::string& s, double& v);
 void parse_value(const std::string& s, bool& v);
 void parse_value(const std::string& s, std::string& v);
+std::string format_value(const std::vector<std::string>& v);  // comma-joined
+void parse_value(const std::string& s, std::vector<std::string>& v);
 
-// `key = value` as a TOML line: strings and choices quoted.
+// `key = value` as a TOML line: strings and choices quoted, lists as arrays of strings.
 std::string toml_line(const FieldSpec& spec, const std::string& value);
-// The `key = value` pairs of flat TOML text, values unquoted; blank and '#' lines are skipped.
+// The `key = value` pairs of flat TOML text, values unquoted (a one-line array of strings
+// becomes its comma-joined items); blank and '#' lines are skipped.
 // A line that is not `key = value` throws ConfigError naming `section` and the line.
 std::vector<std::pair<std::string, std::string>> read_toml_lines(const std::string& section, const std::string& text);
 // ConfigError "<section>: unknown key '<key>'".
@@ -82,7 +92,7 @@ Field<T> make_field(FieldSpec spec, std::function<std::string(const T&)> get,
   return {std::move(spec), std::move(get), std::move(set)};
 }
 
-// A field stored in member `m` (int64_t, uint64_t, double, bool or std::string).
+// A field stored in member `m` (int64_t, uint64_t, double, bool, std::string or a list of strings).
 template <class T, class M>
 Field<T> member_field(FieldSpec spec, M T::*m) {
   return make_field<T>(

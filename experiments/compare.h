@@ -2,7 +2,8 @@
 // `hamgan compare`: trains each experiment configuration for each seed (each
 // run a `hamgan train` child process in its own run directory, finished runs
 // skipped and interrupted ones resumed), then writes a side-by-side report:
-// results.md, results.csv, fid_vs_steps.png and samples_<name>.png.
+// results.md, results.csv, results_pairwise.csv, fid_vs_steps.png and
+// samples_<name>.png, with FID intervals and tests between configs.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -50,7 +51,7 @@ SeedSummary summarize(const std::vector<double>& values, bool lower_is_better);
 // Reads a finished run directory (metrics.jsonl, compare_run.json, checkpoints).
 RunResult read_run_result(const std::string& name, uint64_t seed, const std::string& run_dir, int64_t module_batch);
 
-// Writes results.md, results.csv and fid_vs_steps.png into `out`; returns the Markdown.
+// Writes results.md, results.csv, results_pairwise.csv and fid_vs_steps.png into `out`; returns the Markdown.
 std::string write_compare_report(const std::vector<RunResult>& runs, const std::string& out);
 
 // Runs everything and writes the report; returns the path of results.md.

@@ -8,12 +8,13 @@
 namespace hamgan {
 
 SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch, bool keep_features,
-                              bool keep_logits, const std::string& label, bool hash_images) {
+                              bool keep_logits, const std::string& label, bool hash_images, bool keep_labels) {
   if (batch < 1) throw ConfigError("--batch must be ≥ 1");
+  if (keep_labels && !source.labelled()) throw ConfigError(source.describe() + " has no class labels");
   SideFeatures side;
   side.description = source.describe();
   RunningStats running;
-  std::vector<torch::Tensor> feats, logits;
+  std::vector<torch::Tensor> feats, logits, labels;
   const int64_t n = source.size();
   ProgressBar bar(label, n, "img");
   Sha256 images_hash;
@@ -34,6 +35,7 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
         throw ConfigError("is: the feature extractor has no class logits (" + extractor.describe() + ")");
       logits.push_back(out.logits.to(torch::kCPU, torch::kFloat32));
     }
+    if (keep_labels) labels.push_back(source.labels(offset, count));
     bar.advance(count);
   }
   bar.finish();
@@ -41,6 +43,7 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   if (hash_images) side.images_sha256 = images_hash.hex();
   if (keep_features) side.features = torch::cat(feats);
   if (keep_logits) side.logits = torch::cat(logits);
+  if (keep_labels) side.labels = torch::cat(labels);
   return side;
 }
 

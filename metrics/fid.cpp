@@ -107,6 +107,10 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
   const bool a_stats = classify_input(c.a) == InputKind::stats, b_stats = classify_input(c.b) == InputKind::stats;
   if (c.kid && (a_stats || b_stats))
     throw ConfigError("--kid needs image features on both sides; .npz statistics hold only mu and sigma");
+  if (c.prdc_k < 1) throw ConfigError("--prdc_k must be ≥ 1");
+  if (c.bootstrap < 0) throw ConfigError("--bootstrap must be ≥ 0");
+  const ImageSource* const unopened[2] = {nullptr, nullptr};
+  check_sample_metric_inputs(c, unopened);  // statistics inputs: before the extractor loads its weights
   std::unique_ptr<FeatureExtractor> extractor;
   StatsProtocol computed;  // the protocol of sides whose features are computed here (image size once computed)
   bool warned = false;
@@ -139,10 +143,12 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
       sources[i] = open_image_source(path, c.sampling, open_checkpoint);
     }
   }
+  const ImageSource* const opened[2] = {sources[0].get(), sources[1].get()};
+  check_sample_metric_inputs(c, opened);
   for (int i = 0; i < 2; ++i) {
     if (sources[i])
-      side[i] = extract_features(*sources[i], *extractor, c.sampling.batch, c.kid, c.inception_score,
-                                 std::string(i == 0 ? "A" : "B") + " features");
+      side[i] = extract_features(*sources[i], *extractor, c.sampling.batch, keeps_features(c, i), c.inception_score,
+                                 std::string(i == 0 ? "A" : "B") + " features", false, c.intra_class);
     out << (i == 0 ? "A: " : "B: ") << side[i].description
         << (side[i].stats.n > 0 ? " (n=" + std::to_string(side[i].stats.n) + ")" : std::string(" (n not recorded)"))
         << "\n";
@@ -180,6 +186,7 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
     out << "KID: " << fmt(report.kid->mean) << " ± " << fmt(report.kid->std) << " (" << c.kid_options.subsets
         << " subsets of " << std::min({c.kid_options.subset_size, report.n_a, report.n_b}) << ")\n";
   }
+  add_sample_metrics(c, side, extractor ? extractor->device() : torch::Device(torch::kCPU), report, out);
   return report;
 }
 

@@ -10,9 +10,12 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "metrics/bootstrap.h"
 #include "metrics/features.h"
 #include "metrics/frechet.h"
 #include "metrics/image_source.h"
+#include "metrics/intra_class.h"
+#include "metrics/prdc.h"
 #include "metrics/scores.h"
 #include "metrics/stats.h"
 
@@ -33,18 +36,20 @@ struct SampleOptions {
 
 struct SideFeatures {
   FeatureStats stats;
-  torch::Tensor features;  // (N, D) float32 CPU, kept only when KID needs it
+  torch::Tensor features;  // (N, D) float32 CPU, kept only for KID, PRDC, intra-class FID, the bootstrap
   torch::Tensor logits;    // (N, K) float32 CPU, kept only when IS needs it
+  torch::Tensor labels;    // (N) int64 CPU, kept only for intra-class FID
   std::string description;
   int64_t image_size = 0;      // side of the images (H; W when they differ is refused)
   std::string images_sha256;   // of the uint8 images in order, when asked
 };
 
 // Streams every image of `source` through `extractor` in batches, accumulating
-// float64 statistics (and keeping features/logits only when asked).
+// float64 statistics (and keeping features/logits/class labels only when asked;
+// keep_labels needs a labelled source).
 SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, int64_t batch,
                               bool keep_features = false, bool keep_logits = false, const std::string& label = "features",
-                              bool hash_images = false);
+                              bool hash_images = false, bool keep_labels = false);
 
 // Opens a generator-checkpoint input (n, seed and standing_stats from `options`).
 // Generators live above metrics, so the caller supplies it (gan/sample/checkpoint_source.h);
@@ -66,6 +71,12 @@ struct FidConfig {
   bool kid = false;              // print KID (needs two image inputs)
   KidOptions kid_options;
   bool allow_protocol_mismatch = false;  // compare statistics made under different protocols (with a warning)
+  bool intra_class = false;      // per-class FID (class labels on both sides)
+  int64_t intra_class_worst = 5; // classes named on the printed line
+  bool prdc = false;             // precision, recall, density, coverage (two image inputs)
+  int64_t prdc_k = 3;
+  int64_t bootstrap = 0;         // resamples of the generated side for a 95% interval; 0 = off
+  uint64_t bootstrap_seed = 0;
 };
 
 struct FidReport {
@@ -73,7 +84,25 @@ struct FidReport {
   int64_t n_a = 0, n_b = 0;
   std::optional<MeanStd> is_a, is_b, kid;
   std::string extractor;
+  int generated = 0;  // 0 = A, 1 = B: the side PRDC and the bootstrap take as generated
+  std::optional<IntraClassFid> intra_class;
+  std::optional<PrdcResult> prdc;
+  std::optional<BootstrapInterval> bootstrap;
 };
+
+// The side PRDC and the bootstrap take as generated (0 = A, 1 = B): the only
+// generator checkpoint, else the only image input, else A.
+int generated_side(const FidConfig& config);
+// Refuses intra-class FID, PRDC or bootstrap requests that the inputs cannot serve
+// (statistics files; unlabelled images, checked for the non-null sources), before
+// any features are computed.
+void check_sample_metric_inputs(const FidConfig& config, const ImageSource* const sources[2]);
+// Whether side i's features must be kept (for KID and those metrics).
+bool keeps_features(const FidConfig& config, int side);
+// Computes the requested ones from the kept features on `device`, prints their
+// lines and fills the report (metrics/fid_sample_metrics.cpp).
+void add_sample_metrics(const FidConfig& config, const SideFeatures side[2], torch::Device device, FidReport& report,
+                        std::ostream& out);
 
 // Computes and prints the report ("FID: <value>" with 10 significant digits).
 FidReport run_fid(const FidConfig& config, std::ostream& out, const CheckpointOpener& open_checkpoint);

@@ -41,6 +41,16 @@ class DatasetSource : public ImageSource {
   std::string describe() const override {
     return dataset_->describe() + " (" + std::to_string(size_) + " of " + std::to_string(dataset_->size()) + " images)";
   }
+  // A flat folder is one class (label 0): it names no classes to compare.
+  bool labelled() const override { return dataset_->num_classes() > 1; }
+  torch::Tensor labels(int64_t offset, int64_t count) override {
+    TORCH_CHECK(offset >= 0 && count >= 0 && offset + count <= size_, "DatasetSource: range out of bounds");
+    if (!labelled()) return {};
+    auto out = torch::empty({count}, torch::kInt64);
+    int64_t* y = out.data_ptr<int64_t>();
+    for (int64_t i = 0; i < count; ++i) y[i] = dataset_->label(index(offset + i));  // reads no pixels
+    return out;
+  }
 
  private:
   int64_t index(int64_t i) const { return indices_.empty() ? i : indices_[i]; }
@@ -51,7 +61,8 @@ class DatasetSource : public ImageSource {
 
 class CallableSource : public ImageSource {
  public:
-  CallableSource(ImageMaker make, int64_t size, std::string d) : make_(std::move(make)), size_(size), desc_(std::move(d)) {}
+  CallableSource(ImageMaker make, int64_t size, std::string d, LabelMaker label)
+      : make_(std::move(make)), label_(std::move(label)), size_(size), desc_(std::move(d)) {}
   int64_t size() const override { return size_; }
   torch::Tensor batch(int64_t offset, int64_t count) override {
     auto x = make_(count, offset);
@@ -61,9 +72,19 @@ class CallableSource : public ImageSource {
     return x;
   }
   std::string describe() const override { return desc_; }
+  bool labelled() const override { return static_cast<bool>(label_); }
+  torch::Tensor labels(int64_t offset, int64_t count) override {
+    if (!label_) return {};
+    auto y = label_(count, offset);
+    if (y.dim() != 1 || y.size(0) != count || y.scalar_type() != torch::kInt64)
+      throw DataError(desc_ + ": label maker returned " + c10::str(y.sizes()) + " " + c10::toString(y.scalar_type()) +
+                      ", expected int64 (" + std::to_string(count) + ")");
+    return y.to(torch::kCPU);
+  }
 
  private:
   ImageMaker make_;
+  LabelMaker label_;
   int64_t size_;
   std::string desc_;
 };
@@ -74,9 +95,10 @@ std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> datase
   return std::make_unique<DatasetSource>(std::move(dataset), n, seed);
 }
 
-std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description) {
+std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description,
+                                                  LabelMaker label) {
   if (size <= 0) throw ConfigError(description + ": image count must be positive");
-  return std::make_unique<CallableSource>(std::move(make), size, std::move(description));
+  return std::make_unique<CallableSource>(std::move(make), size, std::move(description), std::move(label));
 }
 
 torch::Tensor quantize_images(const torch::Tensor& images) {

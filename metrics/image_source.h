@@ -18,6 +18,11 @@ class ImageSource {
   // Images [offset, offset + count) as uint8 (count, C, H, W); count ≤ size() − offset.
   virtual torch::Tensor batch(int64_t offset, int64_t count) = 0;
   virtual std::string describe() const = 0;
+  // Whether labels() knows the classes (intra-class FID needs them on both sides):
+  // data sets with more than one class and class-conditional generators do.
+  virtual bool labelled() const { return false; }
+  // Class indices of images [offset, offset + count) as int64 (count); undefined when not labelled().
+  virtual torch::Tensor labels(int64_t offset, int64_t count) { return {}; }
 };
 
 // n ≥ dataset size (or n ≤ 0): every image in order; otherwise a seeded random
@@ -27,7 +32,10 @@ std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> datase
 // make(count, offset) returns uint8 (count, C, H, W) — e.g. a generator quantising
 // its [-1, 1] output with quantize_images below.
 using ImageMaker = std::function<torch::Tensor(int64_t count, int64_t offset)>;
-std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description);
+// label(count, offset) returns the int64 (count) classes of the same images; empty: unlabelled.
+using LabelMaker = std::function<torch::Tensor(int64_t count, int64_t offset)>;
+std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description,
+                                                  LabelMaker label = nullptr);
 
 // Generator output in [-1, 1] → uint8, as StyleGAN2-ADA does (ecosystem.md §1.6,
 // §6.1): x·127.5 + 128, clamp to [0, 255], truncate (i.e. round half up).

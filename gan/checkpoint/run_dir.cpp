@@ -75,7 +75,18 @@ void mark_latest_checkpoint(const std::string& dir, const std::string& file_name
   }
 }
 
-std::string resolve_checkpoint_path(const std::string& file_or_dir) {
+std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::string& which) {
+  if (which == "best") {
+    if (!fs::is_directory(file_or_dir))
+      throw CheckpointError(file_or_dir + ": --which best needs a run directory (or its checkpoints/), not a file");
+    for (const auto& d : {fs::path(file_or_dir) / "checkpoints", fs::path(file_or_dir)}) {
+      const std::string p = (d / kBestCheckpointName).string();
+      if (checkpoint_is_complete(p)) return p;
+    }
+    throw CheckpointError(file_or_dir + ": no best checkpoint (checkpoints/best.pt is kept by runs that evaluate: "
+                          "eval_every > 0 with a best_metric); use --which latest");
+  }
+  if (which != "latest") throw ConfigError("--which " + which + ": must be best or latest");
   if (fs::is_regular_file(file_or_dir)) return file_or_dir;
   if (fs::is_directory(file_or_dir)) {
     for (const auto& d : {fs::path(file_or_dir) / "checkpoints", fs::path(file_or_dir)}) {

@@ -25,6 +25,9 @@ std::string latest_checkpoint(const std::string& dir);
 void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep);
 
 // Accepts a checkpoint file, a run directory or its checkpoints/ directory; throws CheckpointError.
-std::string resolve_checkpoint_path(const std::string& file_or_dir);
+// which = "best" takes the run's kept best checkpoint (best.pt) instead of its latest.
+std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::string& which = "latest");
+
+inline constexpr const char* kBestCheckpointName = "best.pt";  // in checkpoints/, never pruned
 
 }  // namespace hamgan

@@ -31,14 +31,6 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string device_description(const torch::Device& device) {
-#ifdef HAMGAN_WITH_CUDA
-  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
-#endif
-  if (device.is_cpu()) return "CPU, " + std::to_string(torch::get_num_threads()) + " threads";
-  return device.str();
-}
-
 std::string cuda_runtime() {
   if (!torch::cuda::is_available()) return "";
   const long v = at::detail::getCUDAHooks().versionCUDART();  // e.g. 13000
@@ -58,6 +50,14 @@ std::string host_name() {
 }
 
 }  // namespace
+
+std::string device_description(const torch::Device& device) {
+#ifdef HAMGAN_WITH_CUDA
+  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
+#endif
+  if (device.is_cpu()) return "CPU, " + std::to_string(torch::get_num_threads()) + " threads";
+  return device.str();
+}
 
 std::string provenance_json(const Provenance& p) {
   std::ostringstream o;

@@ -18,6 +18,9 @@ struct Provenance {
   int64_t start_step = 0;  // 0 for a fresh run, the resumed step otherwise
 };
 
+// The device as people know it: the GPU model ("NVIDIA H100 80GB HBM3"), or "CPU, N threads".
+std::string device_description(const torch::Device& device);
+
 // The JSON text (one object, stable key order).
 std::string provenance_json(const Provenance& p);
 // Writes <run_dir>/provenance.json atomically.

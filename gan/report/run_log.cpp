@@ -20,6 +20,23 @@ std::string json_number(double v) {
   return buf;
 }
 
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
 MetricsLog::MetricsLog(std::string path, int64_t resume_step) : path_(std::move(path)) {
   std::vector<std::string> keep;
   if (resume_step >= 0) {
@@ -37,10 +54,11 @@ MetricsLog::MetricsLog(std::string path, int64_t resume_step) : path_(std::move(
   write_text_atomically(path_, text);
 }
 
-void MetricsLog::append(int64_t step, const MetricRow& values) {
+void MetricsLog::append(int64_t step, const MetricRow& values, const TextRow& texts) {
   std::ostringstream line;
   line << "{\"step\": " << step;
   for (const auto& [k, v] : values) line << ", \"" << k << "\": " << json_number(v);
+  for (const auto& [k, v] : texts) line << ", \"" << k << "\": " << json_string(v);
   line << "}\n";
   std::ofstream out(path_, std::ios::app);
   out << line.str();
@@ -61,6 +79,14 @@ struct Parser {
       return true;
     }
     return false;
+  }
+  // A JSON string value, skipped (escapes included).
+  bool skip_string() {
+    if (!eat('"')) return false;
+    while (i < s.size() && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+    if (i >= s.size()) throw std::runtime_error("unterminated string");
+    ++i;
+    return true;
   }
   std::string key() {
     if (!eat('"')) throw std::runtime_error("expected a quoted key");
@@ -105,7 +131,7 @@ std::vector<std::map<std::string, double>> read_metrics(const std::string& path)
         do {
           std::string k = p.key();
           if (!p.eat(':')) throw std::runtime_error("expected ':'");
-          row[k] = p.number();
+          if (!p.skip_string()) row[k] = p.number();
         } while (p.eat(','));
         if (!p.eat('}')) throw std::runtime_error("expected '}'");
       }

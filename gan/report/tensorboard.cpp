@@ -90,6 +90,23 @@ std::string encode_scalar_event(double wall_time, int64_t step, const std::strin
   return summary_event(wall_time, step, v);
 }
 
+std::string encode_text_event(double wall_time, int64_t step, const std::string& tag, const std::string& text) {
+  std::string plugin;
+  put_bytes(plugin, 1, "text");  // PluginData.plugin_name
+  std::string metadata;
+  put_bytes(metadata, 1, plugin);  // SummaryMetadata.plugin_data
+  std::string tensor;
+  put_varint(tensor, (1 << 3) | 0);  // TensorProto.dtype
+  put_varint(tensor, 7);             // DT_STRING
+  put_bytes(tensor, 2, "");          // TensorProto.tensor_shape: a scalar
+  put_bytes(tensor, 8, text);        // TensorProto.string_val
+  std::string v;
+  put_bytes(v, 1, tag);
+  put_bytes(v, 9, metadata);  // Value.metadata
+  put_bytes(v, 8, tensor);    // Value.tensor
+  return summary_event(wall_time, step, v);
+}
+
 std::string encode_image_event(double wall_time, int64_t step, const std::string& tag, const std::string& png_bytes,
                                int64_t height, int64_t width, int64_t channels) {
   std::string img;
@@ -140,6 +157,10 @@ TensorBoardWriter::TensorBoardWriter(const std::string& dir) {
 void TensorBoardWriter::write(const std::string& payload) {
   const std::string r = frame_record(payload);
   out_.write(r.data(), static_cast<std::streamsize>(r.size()));
+}
+
+void TensorBoardWriter::add_text(const std::string& tag, const std::string& text, int64_t step) {
+  write(encode_text_event(now_seconds(), step, tag, text));
 }
 
 void TensorBoardWriter::add_scalar(const std::string& tag, double value, int64_t step) {

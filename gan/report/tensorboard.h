@@ -16,6 +16,8 @@ uint32_t masked_crc32c(const void* data, size_t n);
 // Serialized tensorflow.Event messages (exposed for tests).
 std::string encode_file_version_event(double wall_time, const std::string& version);
 std::string encode_scalar_event(double wall_time, int64_t step, const std::string& tag, float value);
+// A scalar DT_STRING tensor tagged for TensorBoard's text plugin.
+std::string encode_text_event(double wall_time, int64_t step, const std::string& tag, const std::string& text);
 // colorspace follows the number of channels: 1 grayscale, 3 RGB, 4 RGBA.
 std::string encode_image_event(double wall_time, int64_t step, const std::string& tag, const std::string& png_bytes,
                                int64_t height, int64_t width, int64_t channels);
@@ -27,6 +29,7 @@ class TensorBoardWriter {
   // Opens a new `events.out.tfevents.<unix time>.<host>` file in `dir` (created if missing).
   explicit TensorBoardWriter(const std::string& dir);
   void add_scalar(const std::string& tag, double value, int64_t step);
+  void add_text(const std::string& tag, const std::string& text, int64_t step);  // the Text tab
   void add_image(const std::string& tag, const std::string& png_bytes, int64_t height, int64_t width,
                  int64_t channels, int64_t step);
   void flush();

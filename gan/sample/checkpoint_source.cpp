@@ -18,10 +18,14 @@ std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int
     const NoiseBatch b = noise->slice(offset, count);
     return quantize_images(generate(*g, b.z, b.labels, count));
   };
+  // The classes G was asked for, so intra-class FID compares each class with its real images.
+  LabelMaker label;
+  if (mc.num_classes > 1) label = [noise](int64_t count, int64_t offset) { return noise->slice(offset, count).labels; };
   return make_callable_source(make, n, "generator " + file + " (EMA weights on " + device_name(device) + ", " +
                                            std::to_string(n) + " class-balanced samples, seed " + std::to_string(seed) +
                                            (standing_stats > 0 ? ", standing BN statistics over " + std::to_string(standing_stats) + " batches"
-                                                               : ", stored BN statistics") + ")");
+                                                               : ", stored BN statistics") + ")",
+                              label);
 }
 
 CheckpointOpener checkpoint_opener(const std::string& device) {

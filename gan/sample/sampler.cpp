@@ -72,7 +72,7 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
   const OutputKind kind = output_kind(cfg.out);
   const torch::Device device = resolve_device(cfg.device);
-  const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint);
+  const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint, cfg.which);
   // Checked before loading, which recomputes the BN statistics.
   const ModelConfig mc = read_checkpoint_model_config(ckpt);
   if (cfg.class_label >= mc.num_classes)

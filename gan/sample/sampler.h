@@ -17,6 +17,7 @@ torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor
 
 struct SampleConfig {
   std::string checkpoint;   // checkpoint file or run directory (its latest checkpoint)
+  std::string which = "latest";  // with a run directory: latest | best (checkpoints/best.pt)
   int64_t n = 64;           // images to generate
   std::string out;          // DIR (PNG files), FILE.png (grid), FILE.npz or FILE.hdf5/.h5
   int64_t class_label = -1; // a single class; -1 = class-balanced over all classes

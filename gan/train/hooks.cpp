@@ -41,10 +41,11 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
 
 namespace {
 
-// `comm` null: this process writes alone (a single process, or rank 0 after a peer failed).
-void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm) {
+// `comm` null: this process writes alone (a single process, or rank 0 after a
+// peer failed). `best`: the kept best checkpoint, outside the step files.
+void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm, bool best = false) {
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
-  const std::string name = checkpoint_file_name(state.step);
+  const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
   const std::string path = (fs::path(run.checkpoint_dir) / name).string();
   if (comm) {
     gather_noise_states(*comm, state);
@@ -54,7 +55,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm) {
   if (run.main) {
     try {
       state.save(path);
-      mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+      if (!best) mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
     } catch (const Error& e) {
       failure = e.what();
     }
@@ -64,6 +65,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm) {
     failure = "rank 0 could not write " + path;
   // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
   if (!failure.empty()) throw CheckpointError(failure + "; " + last_good(run));
+  if (best) return;
   run.last_checkpoint = path;
   run.last_checkpoint_step = state.step;
 }
@@ -71,6 +73,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm) {
 }  // namespace
 
 void save_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, run.comm); }
+void save_best_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, run.comm, /*best=*/true); }
 
 std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole) {
   if (!step_whole) return "the step in progress is lost; " + last_good(run);

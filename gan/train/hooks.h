@@ -68,6 +68,8 @@ std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, Ru
 // In a data-parallel job every rank calls it: the noise streams are gathered,
 // rank 0 writes after a barrier, and every rank learns whether it succeeded.
 void save_checkpoint(TrainState& state, RunContext& run);
+// The same for checkpoints/best.pt (atomic, never pruned, not marked latest).
+void save_best_checkpoint(TrainState& state, RunContext& run);
 // A non-finite loss or weight: the state is broken and is never saved.
 struct DivergenceError : Error {
   using Error::Error;

@@ -1,10 +1,12 @@
 #include "gan/train/run_setup.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
+#include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/report/provenance.h"
 #include "gan/train/resume_check.h"
@@ -57,21 +59,25 @@ void remove_stale_files(const TrainConfig& cfg) {
 
 EvalSettings eval_settings(const TrainConfig& c) {
   EvalSettings s;
-  s.classifier = c.eval_every > 0 ? c.classifier : "";
+  s.metrics = evaluated_metrics(c);
+  s.classifier = c.classifier;
+  s.inception = c.inception;
+  s.reference = c.eval_reference;
   s.dataset = c.dataset;
   s.resolution = c.model.resolution;
   s.image_channels = c.model.image_channels;
   s.n = c.eval_n;
   s.standing_stats = c.standing_stats;
-  s.standing_batch_size = c.batch_size;
+  s.standing_batch_size = kStandingBatchSize;  // as `hamgan sample` and `hamgan fid`, so they reproduce the logged numbers
   s.seed = c.seed;
   return s;
 }
 
 void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device) {
   const EvalSettings s = eval_settings(cfg);
-  if (s.classifier.empty()) return;
-  if (!fs::exists(s.classifier))
+  if (s.metrics.empty()) return;
+  const bool classifier = std::any_of(s.metrics.begin(), s.metrics.end(), uses_classifier);
+  if (classifier && !fs::exists(s.classifier))
     std::cerr << "train: evaluation (eval_every = " << cfg.eval_every << ") needs the classifier " << s.classifier
               << ", which does not exist: training it now (minutes; make it beforehand with "
               << "`hamgan train-classifier --out " << s.classifier << "`, or set eval_every = 0)\n";
@@ -79,11 +85,31 @@ void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device) {
   prepare_evaluation(s, device);
 }
 
+namespace {
+
+// The evaluation of the checkpoint's own step runs after that checkpoint is
+// written, so a best score found then is only in best.pt: take it from there,
+// or the resumed run would replace best.pt with a worse state.
+void adopt_kept_best(TrainState& state, const TrainConfig& cfg) {
+  const std::string best = (fs::path(cfg.run_dir) / "checkpoints" / kBestCheckpointName).string();
+  if (!checkpoint_is_complete(best)) return;
+  try {
+    CheckpointReader r(best);
+    const BestScore kept{r.get_string("best_metric"), r.get_double("best_value"), r.get_int("best_step")};
+    if (kept.step > state.best.step && kept.step <= state.step) state.best = kept;
+  } catch (const Error& e) {
+    if (state.rank == 0) std::cerr << "train: warning: " << e.what() << " (the best score restarts from this run)\n";
+  }
+}
+
+}  // namespace
+
 void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint) {
   state.load(checkpoint);
   check_resume_config(cfg, state.config_text, state.step);
   state.config_text = cfg.config_text;  // the resumed run's own resolved config goes into its next checkpoints
   state.set_learning_rates(cfg.g_lr, cfg.d_lr);  // an override on resume takes effect
+  adopt_kept_best(state, cfg);
   if (state.rank != 0) return;
   std::cerr << "train: resumed from step " << state.step << " (" << checkpoint << ")\n";
   if (state.loaded_world_size != state.world_size)

@@ -2,13 +2,16 @@
 // fixed-z sample grids and evaluation during training. Both recompute G's BN
 // statistics (standing statistics) on a snapshot of its buffers and run under
 // ScopedRngRestore, so neither changes what training does next.
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "core/rng.h"
 #include "data/image_io.h"
+#include "gan/checkpoint/run_dir.h"
 #include "gan/eval/evaluation.h"
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
@@ -80,34 +83,52 @@ class GridHook final : public TrainHook {
   torch::Tensor z_, y_;
 };
 
-// Class-consistency and classifier-feature FID; the best FID so far is kept in the state.
+// Every metric of eval_metrics on one set of samples; the best value of
+// best_metric so far is kept in the state, and its weights as checkpoints/best.pt.
 class EvalHook final : public TrainHook {
  public:
-  explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every) {}
+  explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every), best_metric_(resolved_best_metric(cfg)) {}
 
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
     if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
-    // Every rank generates its share of the samples; the statistics are gathered (gan/eval).
-    const MetricRow row = evaluate_during_training(shown_generator(state), eval_settings(run.cfg), eval_shards(run));
-    if (row.empty()) return;
-    // Every rank keeps the same best score; rank 0 reports it.
-    for (const auto& [k, v] : row)
-      if (k == kBestMetric && (state.best.step < 0 || v < state.best.value)) state.best = {k, v, state.step};
+    // Every rank generates its share of the samples; the features are gathered (gan/eval).
+    const EvalResult result = evaluate_during_training(shown_generator(state), eval_settings(run.cfg), eval_shards(run));
+    if (result.empty()) return;
+    const bool improved = update_best(state, result.values, run);
+    if (improved) save_best_checkpoint(state, run);  // a collective in a data-parallel job
     if (!run.main) return;
-    run.log->append(state.step, row);
+    run.log->append(state.step, result.values, {{"protocol", result.protocol}});
     std::ostringstream msg;
-    for (const auto& [k, v] : row) {
+    for (const auto& [k, v] : result.values) {
       if (run.tb) run.tb->add_scalar("eval/" + k, v, state.step);
       msg << " " << k << " " << v;
     }
-    if (run.tb) run.tb->flush();
+    if (run.tb) {
+      run.tb->add_text("eval/protocol", result.protocol, state.step);
+      run.tb->flush();
+    }
+    if (improved) msg << " (best " << best_metric_ << " so far: " << run.checkpoint_dir << "/" << kBestCheckpointName << ")";
     std::cerr << "\ntrain: step " << state.step << ":" << msg.str() << "\n";
   }
 
  private:
-  static constexpr const char* kBestMetric = "fid_classifier";  // lower is better
+  // Rank 0 decides, so every rank takes the same decision even if a kept
+  // best.pt was readable on rank 0 only (another node's disk).
+  bool update_best(TrainState& state, const MetricRow& row, RunContext& run) const {
+    double value = std::numeric_limits<double>::quiet_NaN();
+    for (const auto& [k, v] : row)
+      if (k == best_metric_) value = v;
+    const bool better = !best_metric_.empty() && std::isfinite(value) &&
+                        (state.best.step < 0 || state.best.metric != best_metric_ ||
+                         (higher_is_better(best_metric_) ? value > state.best.value : value < state.best.value));
+    const bool improved = run.comm ? run.comm->any(run.main && better, "agreeing on the best score") : better;
+    if (improved) state.best = {best_metric_, value, state.step};
+    return improved;
+  }
+
   int64_t every_;
+  std::string best_metric_;  // "" = no best checkpoint
 };
 
 }  // namespace

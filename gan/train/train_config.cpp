@@ -3,8 +3,11 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+
 #include "core/device.h"
 #include "core/errors.h"
+#include "gan/eval/evaluation.h"
 
 namespace hamgan {
 namespace {
@@ -23,6 +26,14 @@ FieldTable<TrainConfig> all_fields() {
   t.insert(t.end(), train.begin(), train.end());
   return t;
 }
+
+std::vector<std::string> best_metric_choices() {
+  std::vector<std::string> c = {"auto", "none"};
+  for (const auto& m : eval_metric_names()) c.push_back(m);
+  return c;
+}
+
+bool listed(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 }  // namespace
 
@@ -63,9 +74,19 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(int_field("checkpoint_every", "Steps between checkpoints (0: end only)", at_least(0)),
                    &T::checkpoint_every),
       member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints),
-      member_field(int_field("eval_every", "Steps between class-consistency evaluations (0: off)", at_least(0)),
-                   &T::eval_every),
+      member_field(int_field("eval_every", "Steps between evaluations (0: off)", at_least(0)), &T::eval_every),
       member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n),
+      member_field(list_field("eval_metrics", eval_metric_names(), "Metrics of each evaluation (one set of samples)"),
+                   &T::eval_metrics),
+      member_field(string_field("eval_reference", "Inception statistics of the real images (.npz from fid-stats) "
+                                                  "for fid_inception"),
+                   &T::eval_reference),
+      member_field(string_field("inception", "Inception weights for fid_inception and is (default $HAMGAN_INCEPTION)"),
+                   &T::inception),
+      make_field<T>(choice_field("best_metric", best_metric_choices(),
+                                 "Metric whose best value keeps checkpoints/best.pt (auto: fid_inception if "
+                                 "evaluated, else fid_classifier)"),
+                    [](const T& c) { return c.best_metric; }, [](T& c, const std::string& s) { c.best_metric = s; }),
       member_field(int_field("standing_stats",
                              "Batches to recompute G's BN statistics over before grids and evaluation "
                              "(0: stored moving averages)",
@@ -94,6 +115,26 @@ void TrainConfig::validate() const {
   model.validate();
   validate_fields("train", train_config_fields(), *this);
   resolve_device(device);
+  if (best_metric != "auto" && best_metric != "none" && eval_every > 0 && !listed(evaluated_metrics(*this), best_metric))
+    throw ConfigError("train: best_metric " + best_metric + " is not evaluated (eval_metrics = [" +
+                      join_list(evaluated_metrics(*this)) + "]); add it to eval_metrics or choose one of those");
+}
+
+std::vector<std::string> evaluated_metrics(const TrainConfig& c) {
+  std::vector<std::string> out;
+  if (c.eval_every <= 0) return out;
+  for (const auto& m : c.eval_metrics)
+    if (!uses_classifier(m) || !c.classifier.empty()) out.push_back(m);
+  return out;
+}
+
+std::string resolved_best_metric(const TrainConfig& c) {
+  const auto metrics = evaluated_metrics(c);
+  if (c.best_metric == "none") return "";
+  if (c.best_metric != "auto") return listed(metrics, c.best_metric) ? c.best_metric : "";
+  for (const char* m : {"fid_inception", "fid_classifier"})
+    if (listed(metrics, m)) return m;
+  return "";
 }
 
 std::string resolved_config_text(const TrainConfig& c) {

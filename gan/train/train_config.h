@@ -6,6 +6,7 @@
 // same names as the fields; train_config_fields() is the one list of them.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/config_fields.h"
 #include "data/dataset.h"
@@ -47,8 +48,14 @@ struct TrainConfig {
   int64_t sample_every = 1000;       // steps between sample grids (0 = only at the end)
   int64_t checkpoint_every = 1000;   // steps between checkpoints (0 = only at the end)
   int64_t keep_checkpoints = 2;      // newest checkpoint files kept (>= 1)
-  int64_t eval_every = 0;            // steps between class-consistency evaluations (0 = off)
+  int64_t eval_every = 0;            // steps between evaluations (0 = off; gan/eval/evaluation.h)
   int64_t eval_n = 1000;             // generated images per evaluation (class-balanced)
+  std::vector<std::string> eval_metrics = {"class_consistency", "fid_classifier"};  // fid_inception, is too
+  std::string eval_reference;        // Inception statistics of the real images (hamgan fid-stats) for fid_inception
+  std::string inception;             // Inception weights for fid_inception and is ("" = $HAMGAN_INCEPTION)
+  // The metric whose best value keeps checkpoints/best.pt: auto = fid_inception when
+  // evaluated, else fid_classifier; none = no best checkpoint.
+  std::string best_metric = "auto";
   // Batches over which G's BN statistics are recomputed before grids and evaluation
   // (gan/standing_stats.h); 0 = the stored moving averages.
   int64_t standing_stats = kDefaultStandingBatches;
@@ -65,6 +72,11 @@ struct TrainConfig {
 
   void validate() const;  // throws ConfigError naming the key
 };
+
+// The metrics evaluation computes (none when eval_every = 0; the classifier
+// metrics only with a classifier), and the one that keeps best.pt ("" = none).
+std::vector<std::string> evaluated_metrics(const TrainConfig& c);
+std::string resolved_best_metric(const TrainConfig& c);
 
 // The train keys in order (model keys excluded; they are model_config_fields()). Run control
 // (resume, progress) and callbacks are not keys.

@@ -1,5 +1,5 @@
 // hamgan compare: seed aggregation against the textbook formulas, the report
-// files read back, and an end-to-end run of two tiny configs through the CLI
+// files read back (with the interval and significance marks), and an end-to-end run of two tiny configs through the CLI
 // (skip of finished runs, resume when more steps are asked for).
 #include <gtest/gtest.h>
 
@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "data/image_io.h"
 #include "experiments/compare.h"
+#include "experiments/seed_statistics.h"
 #include "tests/common/test_util.h"
 
 namespace fs = std::filesystem;
@@ -85,6 +87,56 @@ TEST(CompareReport, WritesTableCsvAndPlot) {
   const torch::Tensor plot = load_png(out + "/fid_vs_steps.png");
   EXPECT_EQ(plot.size(0), 3);
   EXPECT_GT(plot.size(2), 100);
+}
+
+TEST(CompareReport, MarksDifferencesLargerThanTheNoise) {
+  const std::string out = temp_dir("marks");
+  const std::map<std::string, std::vector<double>> fids = {
+      {"good", {10.0, 10.5, 9.8, 10.2}}, {"twin", {10.0, 10.5, 9.8, 10.2}}, {"far", {20.1, 19.7, 20.4, 20.0}},
+      {"single", {11.0}}};
+  std::vector<RunResult> runs;
+  for (const std::string name : {"good", "twin", "far", "single"})
+    for (size_t seed = 0; seed < fids.at(name).size(); ++seed) {
+      RunResult r;
+      r.name = name, r.seed = seed, r.block = "none", r.fid = fids.at(name)[seed], r.fid_key = "fid_classifier";
+      runs.push_back(r);
+    }
+  const std::string md = write_compare_report(runs, out);
+  // good and twin: same mean 10.125; the first is the best, the other within the noise.
+  EXPECT_NE(md.find("| **10.125** ["), std::string::npos) << md;
+  EXPECT_NE(md.find("| ≈ 10.125 ["), std::string::npos) << md;
+  EXPECT_NE(md.find("| 20.050 ["), std::string::npos) << md;  // far: clearly worse, no mark
+  EXPECT_NE(md.find("| ≈ 11.000 (n=1) |"), std::string::npos) << md;  // one seed: no interval, no test
+  EXPECT_NE(md.find("≈ = not distinguishable"), std::string::npos) << md;
+
+  auto line_of = [&](const std::string& start) {
+    const size_t at = md.find(start);
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  const std::string far_apart = line_of("- good vs far: −9.925 FID");
+  ASSERT_FALSE(far_apart.empty()) << md;
+  EXPECT_EQ(far_apart.substr(far_apart.size() - 2), " *") << far_apart;
+  EXPECT_NE(far_apart.find("p < 0.001"), std::string::npos) << far_apart;
+  const std::string identical = line_of("- good vs twin: 0.000 FID");
+  ASSERT_FALSE(identical.empty()) << md;
+  EXPECT_EQ(identical.find('*'), std::string::npos) << identical;
+  EXPECT_NE(identical.find("p = 1.000"), std::string::npos) << identical;
+  EXPECT_NE(line_of("- good vs single: −0.875 FID").find("not tested"), std::string::npos) << md;
+
+  // results.csv: the interval bounds of each run's config; empty for one seed.
+  const auto csv = read_csv(out + "/results.csv");
+  ASSERT_EQ(csv[0].size(), 17u);
+  EXPECT_EQ(csv[0][13], "fid_ci95_low");
+  const MeanInterval good = mean_confidence_interval(fids.at("good"));
+  EXPECT_NEAR(std::stod(csv[1][13]), good.lower, 1e-8);
+  EXPECT_NEAR(std::stod(csv[1][14]), good.upper, 1e-8);
+  EXPECT_EQ(csv[1][15], "best");
+  EXPECT_EQ(csv[5][15], "within_noise");  // twin
+  EXPECT_EQ(csv[9][15], "worse");         // far
+  EXPECT_EQ(csv.back()[13], "");          // single
+  const auto pairs = read_csv(out + "/results_pairwise.csv");
+  ASSERT_EQ(pairs.size(), 7u);  // header + 4·3/2 pairs
+  EXPECT_EQ(pairs[2][0] + "," + pairs[2][1] + "," + pairs[2][7], "good,far,1");
 }
 
 TEST(CompareEndToEnd, RunsSkipsAndResumes) {

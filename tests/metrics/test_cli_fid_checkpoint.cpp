@@ -76,6 +76,20 @@ TEST_F(FidCheckpointCli, StatsOfTheRunMatchItsImagesWhateverTheBatching) {
   EXPECT_NEAR(fid_of(out), 0.0, 1e-6 * s["sigma"].trace().item<double>() + 1e-9) << out;
 }
 
+// Intra-class FID pairs each class G was asked for with that class's images; the
+// generator is the side PRDC and the bootstrap take as generated, wherever it stands.
+TEST_F(FidCheckpointCli, ClassMetricsUseTheSampledLabels) {
+  std::string out;
+  ASSERT_EQ(run("fid " + dir_ + "/data " + dir_ + "/run" + features() +
+                    " --batch 8 --device cpu --intra_class --prdc --bootstrap 5",
+                &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("over 10 classes; worst: class "), std::string::npos) << out;  // 2 samples of each class a side
+  EXPECT_NE(out.find("(k=3, B generated, A real)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(bootstrap 5, resampling B, seed 0)"), std::string::npos) << out;
+}
+
 // Before, the generator was loaded on "auto" whatever --device said.
 TEST_F(FidCheckpointCli, DeviceIsHonoured) {
   std::string out;

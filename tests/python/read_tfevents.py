@@ -1,6 +1,7 @@
 """Reads a TensorBoard event file with tensorboard's own TFRecord reader (which
 checks both masked CRC32Cs) and protobuf classes, printing one line per event:
   version <file_version> | scalar <step> <tag> <value> | image <step> <tag> <h> <w> <colorspace> <png bytes>
+  | text <step> <tag> <plugin> <the string, repr>
 Exits non-zero on any CRC or parse error."""
 import sys
 
@@ -23,3 +24,7 @@ while True:
             im = v.image
             assert im.encoded_image_string[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
             print("image", event.step, v.tag, im.height, im.width, im.colorspace, len(im.encoded_image_string))
+        elif v.HasField("tensor"):
+            t = v.tensor
+            assert t.dtype == 7 and len(t.string_val) == 1, "not a scalar string tensor"
+            print("text", event.step, v.tag, v.metadata.plugin_data.plugin_name, repr(t.string_val[0].decode()))

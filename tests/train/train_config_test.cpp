@@ -73,5 +73,41 @@ TEST(TrainConfig, EveryStructKeyIsInTheResolvedText) {
   EXPECT_NE(text.find("\nbeta1 = 0.0\n"), std::string::npos) << text;  // floats stay floats in TOML
 }
 
+TEST(TrainConfig, EvalMetricsIsAListOfKnownNamesAndBestMetricMustBeAmongThem) {
+  TrainConfig c = train_config_from_text("eval_metrics = [\"fid_inception\", 'is'] # comment\neval_every = 5\n");
+  EXPECT_EQ(c.eval_metrics, (std::vector<std::string>{"fid_inception", "is"}));
+  const std::string text = resolved_config_text(c);
+  EXPECT_NE(text.find("\neval_metrics = [\"fid_inception\", \"is\"]\n"), std::string::npos) << text;
+  EXPECT_EQ(train_config_from_text(text).eval_metrics, c.eval_metrics);
+  EXPECT_EQ(train_config_from_text("eval_metrics = []\n").eval_metrics, std::vector<std::string>{});
+
+  auto error_of = [](const std::string& text) {
+    try {
+      train_config_from_text(text).validate();
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of("eval_metrics = [\"fid\"]\n").find("eval_metrics lists names from class_consistency, "
+                                                          "fid_classifier, fid_inception, is; 'fid' is not one of them"),
+            std::string::npos);
+  EXPECT_NE(error_of("eval_metrics = [\"is\", \"is\"]\n").find("names 'is' twice"), std::string::npos);
+  EXPECT_NE(error_of("eval_every = 10\nbest_metric = \"is\"\n").find("best_metric is is not evaluated"),
+            std::string::npos);
+
+  // auto: the Inception FID when evaluated, else the classifier's; none without evaluation.
+  EXPECT_EQ(resolved_best_metric(c), "fid_inception");
+  c.eval_metrics = {"is", "fid_classifier"};
+  EXPECT_EQ(resolved_best_metric(c), "fid_classifier");
+  c.classifier = "";  // no classifier: its metrics are not evaluated
+  EXPECT_EQ(evaluated_metrics(c), std::vector<std::string>{"is"});
+  EXPECT_EQ(resolved_best_metric(c), "");
+  c.best_metric = "is";
+  EXPECT_EQ(resolved_best_metric(c), "is");
+  c.eval_every = 0;
+  EXPECT_TRUE(evaluated_metrics(c).empty());
+}
+
 }  // namespace
 }  // namespace hamgan
