@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "modules/builtin_blocks.h"
+#include "modules/fp32_region.h"
 
 namespace hamgan {
 
@@ -54,7 +55,7 @@ SelfAttentionImpl::SelfAttentionImpl(int64_t channels_, bool pooled_)
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor&) {
   const auto p = project(x, pooled ? "sa" : "sa_dense", pooled);
   // A = softmax over the keys (N/4 pooled, N dense) of θᵀφ, no 1/√d scale (§1.5 step 3).
-  const auto attn = torch::softmax(p.q.transpose(1, 2).bmm(p.k), -1);  // (B, N, keys)
+  const auto attn = torch::softmax(to_fp32_if_reduced(p.q.transpose(1, 2).bmm(p.k)), -1);  // (B, N, keys)
   const auto out = p.v.bmm(attn.transpose(1, 2));                        // (B, C/2, N)
   // Row-major (h·W + w) flattening both ways, as the reference (§1.12).
   return finish(x, out.view({x.size(0), channels / 2, x.size(2), x.size(3)}));

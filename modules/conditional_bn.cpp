@@ -2,6 +2,7 @@
 #include "modules/conditional_bn.h"
 
 #include "core/errors.h"
+#include "modules/fp32_region.h"
 
 namespace hamgan {
 
@@ -19,7 +20,10 @@ ConditionalBatchNormImpl::ConditionalBatchNormImpl(const ConditionalBatchNormOpt
   running_var = register_buffer("running_var", torch::ones({c}));
 }
 
-torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
+torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const torch::Tensor& labels) {
+  // Statistics and normalisation in float32 under autocast (a bf16 variance loses the small ones).
+  Fp32Region fp32;
+  const torch::Tensor x = to_fp32_if_reduced(x_in);
   const auto c = options.channels(), k = options.num_classes();
   TORCH_CHECK(x.dim() == 4 && x.size(1) == c, "ConditionalBatchNorm: expected (N, ", c, ", H, W), got ", x.sizes());
   torch::Tensor g, b;  // (N or 1, C, 1, 1)

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "modules/block_options.h"
+#include "modules/fp32_region.h"
 
 namespace hamgan {
 namespace {
@@ -159,6 +160,9 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
     auto w = lower->normalized_weight().reshape({channels, channels});                      // (d, C)
     X = torch::bmm(w.expand({batch, channels, channels}), x.reshape({batch, channels, n}));  // (B, d, n)
   }
+  // The bread above may run in bf16 under autocast; the decomposition itself is float32.
+  Fp32Region fp32_decomposition;
+  X = to_fp32_if_reduced(X);
   const auto so = solver_options();
   const bool nmf = options.type == HamType::kNMF;
   // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).

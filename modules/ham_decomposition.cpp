@@ -2,6 +2,8 @@
 // Shapes throughout: x (B, d, n), bases D (B, d, r), codes C (B, n, r).
 #include "modules/ham_decomposition.h"
 
+#include "modules/fp32_region.h"
+
 namespace hamgan {
 namespace {
 
@@ -106,7 +108,9 @@ torch::Tensor cd_codes(const torch::Tensor& x, const torch::Tensor& bases, doubl
 }
 
 // ---------------------------------------------------------------- driver
-HamFactors ham_local_steps(const torch::Tensor& x, const torch::Tensor& bases, const HamSolverOptions& o) {
+HamFactors ham_local_steps(const torch::Tensor& x_in, const torch::Tensor& bases_in, const HamSolverOptions& o) {
+  Fp32Region fp32;  // multiplicative updates and their ε-guarded divisions need float32's mantissa
+  const torch::Tensor x = to_fp32_if_reduced(x_in), bases = to_fp32_if_reduced(bases_in);
   check_shapes(x, bases);
   TORCH_CHECK(o.steps >= 0 && o.temperature > 0 && o.beta > 0, "ham: bad solver options");
   const bool one_step = o.gradient == HamGradient::kOneStep;
@@ -137,11 +141,14 @@ HamFactors ham_local_steps(const torch::Tensor& x, const torch::Tensor& bases, c
 
 torch::Tensor nmf_one_step_scale(const HamFactors& f) {
   torch::NoGradGuard no_grad;
+  Fp32Region fp32;
   auto den = torch::bmm(f.codes, torch::bmm(f.bases.transpose(1, 2), f.bases)).add_(kHamEps);  // (B, n, r)
   return den.reciprocal_().mul_(f.codes);
 }
 
-torch::Tensor ham_final_codes(const torch::Tensor& x, const HamFactors& f, const HamSolverOptions& o) {
+torch::Tensor ham_final_codes(const torch::Tensor& x_in, const HamFactors& f, const HamSolverOptions& o) {
+  Fp32Region fp32;
+  const torch::Tensor x = to_fp32_if_reduced(x_in);
   const bool one_step = o.gradient == HamGradient::kOneStep;
   switch (o.type) {
     case HamType::kNMF:

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "modules/fp32_region.h"
 
 namespace hamgan {
 namespace {
@@ -21,6 +22,7 @@ torch::Tensor make_u(int64_t rows) { return torch::randn({rows}); }
 
 torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
                                  double eps) {
+  Fp32Region fp32;  // σ and the power iteration in float32 also under autocast (u is a float32 buffer)
   TORCH_CHECK(weight.dim() >= 2, "spectral_normalize: weight must have >= 2 dims, got ", weight.sizes());
   const auto w = weight.reshape({weight.size(0), -1});  // (out, in·kh·kw)
   TORCH_CHECK(u.dim() == 1 && u.size(0) == w.size(0), "spectral_normalize: u must be (", w.size(0), "), got ",

@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "modules/attention.h"
 #include "modules/builtin_blocks.h"
+#include "modules/fp32_region.h"
 #include "modules/ylg_masks.h"
 
 namespace hamgan {
@@ -79,7 +80,7 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
   torch::Tensor out;  // (B, 8, N, dv)
   if (kernel == YlgKernel::kDense) {
     // No 1/√d scale; softmax over all n keys with −1000 on disallowed ones.
-    const auto attn = torch::softmax(q.matmul(k) + cache_.dense_bias, -1);  // (B, 8, N, n)
+    const auto attn = torch::softmax(to_fp32_if_reduced(q.matmul(k) + cache_.dense_bias), -1);  // (B, 8, N, n)
     out = attn.matmul(v.transpose(2, 3));
   } else {
     const int64_t kk = cache_.max_keys;
@@ -89,7 +90,7 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
     const auto vg = v.transpose(2, 3).reshape({b, kHeads * n, dv}).index_select(1, cache_.key_index)
                         .view({b, kHeads, n_out, kk, dv});
     const auto logits = q.unsqueeze(3).matmul(kg.transpose(3, 4)) + cache_.key_bias;  // (B, 8, N, 1, K)
-    out = torch::softmax(logits, -1).matmul(vg).squeeze(3);                         // (B, 8, N, dv)
+    out = torch::softmax(to_fp32_if_reduced(logits), -1).matmul(vg).squeeze(3);  // (B, 8, N, dv)
   }
   // Heads re-merged interleaved: channel = d·8 + h (§2.2).
   const auto merged = out.permute({0, 3, 1, 2}).reshape({b, channels / 2, x.size(2), x.size(3)});

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "modules/ylg_masks.h"
+#include "modules/fp32_region.h"
 
 namespace hamgan {
 
@@ -94,7 +95,7 @@ torch::Tensor ylg_blocked_attention(const YlgBlockedPlan& p, const torch::Tensor
                       .permute({0, 1, 3, 2, 4});  // (B, 4, nb, dq, s)
   const auto vs = v5.select(2, 0).index_select(3, p.key_rank_index).view({b, 4, dv, nb, s})
                       .permute({0, 1, 3, 4, 2});  // (B, 4, nb, s, dv)
-  auto floor_out = torch::softmax(qs.matmul(ks) + p.floor_bias, -1).matmul(vs);  // (B, 4, nb, 4s, dv)
+  auto floor_out = torch::softmax(to_fp32_if_reduced(qs.matmul(ks) + p.floor_bias), -1).matmul(vs);  // (B, 4, nb, 4s, dv)
   floor_out = floor_out.permute({0, 1, 4, 2, 3}).reshape({b, 4, dv, nb * 4 * s})
                   .index_select(3, p.query_unsort_index);  // (B, 4, dv, N)
 

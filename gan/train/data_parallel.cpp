@@ -1,5 +1,6 @@
 #include "gan/train/data_parallel.h"
 
+#include <cmath>
 #include <iostream>
 
 #include "core/device.h"
@@ -73,9 +74,13 @@ void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
 }
 
 void average_step_stats(Communicator& comm, StepStats& s) {
-  torch::Tensor all = torch::stack({s.d_loss.detach(), s.g_loss.detach(), s.d_real.detach(), s.d_fake.detach()})
+  // The skipped-update count rides along (summed), so every rank agrees on a non-finite step.
+  const torch::Tensor skipped = torch::full({}, static_cast<double>(s.skipped_updates), s.d_loss.options());
+  torch::Tensor all = torch::stack({s.d_loss.detach(), s.g_loss.detach(), s.d_real.detach(), s.d_fake.detach(),
+                                    skipped.to(s.d_loss.dtype())})
                           .to(torch::kFloat64);
   comm.all_reduce_sum(all, "averaging the step's losses");
+  s.skipped_updates = static_cast<int64_t>(std::llround(all[4].item<double>()));
   all.div_(static_cast<double>(comm.world_size()));
   s.d_loss = all[0], s.g_loss = all[1], s.d_real = all[2], s.d_fake = all[3];
 }

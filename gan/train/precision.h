@@ -1,24 +1,51 @@
 #pragma once
-// How the step functions compute: today strict fp32 only. Mixed precision
-// (TF32, bf16 autocast, channels_last) plugs in here: the step functions open a
-// PrecisionScope around every forward pass and nothing else changes.
+// How the step functions compute (docs/training.md "Precision"):
+//   fp32  strict float32: TF32 off in cuBLAS and cuDNN (the reference)
+//   tf32  float32 storage, TF32 tensor-core matmuls/convolutions allowed (CUDA; on CPU the same as fp32)
+//   bf16  the forward passes of G and D under bf16 autocast; weights, gradients, optimiser and EMA stay fp32
+// plus channels_last (NHWC activations and conv weights). The step functions open a
+// PrecisionScope around every forward pass; losses are computed outside it.
+#include <torch/torch.h>
+
 #include <string>
 
 namespace hamgan {
 
-enum class PrecisionMode { kFp32 };
+enum class PrecisionMode { kFp32, kTf32, kBf16 };
 
 struct Precision {
   PrecisionMode mode = PrecisionMode::kFp32;
-  std::string name() const { return "fp32"; }
+  bool channels_last = false;
+  torch::DeviceType device_type = torch::kCPU;  // where autocast applies (bf16)
+  std::string name() const;
+  // Real images in the layout the networks compute in.
+  torch::Tensor layout(const torch::Tensor& images) const;
 };
 
-// Entered around each forward pass of G and D. For fp32 it changes nothing.
+// The config's `precision` value on `device`: auto = tf32 on CUDA, fp32 on CPU. Throws
+// ConfigError for bf16 on a device that cannot compute in it.
+Precision resolve_precision(const std::string& precision, bool channels_last, const torch::Device& device);
+
+// Sets the process-wide TF32 switches of cuBLAS and cuDNN for the mode (fp32: off; tf32, bf16: on).
+void apply_math_mode(const Precision& p);
+
+// Conv weights (4-d parameters) to channels_last, in place, when the policy asks for it.
+void apply_memory_format(torch::nn::Module& m, const Precision& p);
+
+// Entered around each forward pass of G and D: for bf16 turns autocast on for the
+// device (restoring the previous state on exit); for fp32 and tf32 changes nothing.
 class PrecisionScope {
  public:
-  explicit PrecisionScope(const Precision&) {}
+  explicit PrecisionScope(const Precision& p);
+  ~PrecisionScope();
   PrecisionScope(const PrecisionScope&) = delete;
   PrecisionScope& operator=(const PrecisionScope&) = delete;
+
+ private:
+  bool active_ = false;
+  torch::DeviceType device_type_ = torch::kCPU;
+  bool was_enabled_ = false;
+  at::ScalarType previous_dtype_ = at::kFloat;
 };
 
 }  // namespace hamgan

@@ -9,6 +9,7 @@
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/report/provenance.h"
+#include "gan/train/precision.h"
 #include "gan/train/resume_check.h"
 #include "core/rng.h"
 #include "data/dataset_checks.h"
@@ -52,7 +53,7 @@ LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shar
 }
 
 void remove_stale_files(const TrainConfig& cfg) {
-  for (const fs::path dir : {fs::path(cfg.run_dir), fs::path(cfg.run_dir) / "checkpoints", fs::path(cfg.run_dir) / "samples"})
+  for (const fs::path& dir : {fs::path(cfg.run_dir), fs::path(cfg.run_dir) / "checkpoints", fs::path(cfg.run_dir) / "samples"})
     for (const auto& f : remove_stale_temporaries(dir.string()))
       std::cerr << "train: removed " << f << " (left by a process that no longer runs)\n";
 }
@@ -125,6 +126,7 @@ void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resum
   p.device = state.device;
   p.start_step = resumed ? state.step : 0;
   p.world_size = world_size;
+  p.precision = resolve_precision(cfg.precision, cfg.channels_last, state.device).name();
   write_provenance(cfg.run_dir, p);
 }
 

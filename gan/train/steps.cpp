@@ -1,6 +1,7 @@
 #include "gan/train/steps.h"
 
 #include "gan/train/ema.h"
+#include "gan/train/update_guard.h"
 
 namespace hamgan {
 namespace {
@@ -23,7 +24,9 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
   for (int64_t k = 0; k < cfg.d_steps; ++k) {
     const Batch batch = next_batch();
     const int64_t b = batch.images.size(0);
-    const torch::Tensor real = batch.images.to(state.device), y_real = batch.labels.to(state.device);
+    const torch::Tensor real = cfg.precision.layout(batch.images.to(state.device));
+    const torch::Tensor y_real = batch.labels.to(state.device);
+    UpdateGuard guard(state, cfg.skip_nonfinite);
     const auto [z, y_fake] = draw_noise(state, b, cfg);
     torch::Tensor fake;
     {
@@ -37,13 +40,17 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
       PrecisionScope precision(cfg.precision);
       logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake}));
     }
+    logits = logits.to(torch::kFloat);  // losses in float32 whatever the forward computed in
     const torch::Tensor on_real = logits.slice(0, 0, b), on_fake = logits.slice(0, b);
     const torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
     state.d_opt->zero_grad();
     sync.before_backward(*state.d);
     loss.backward();
     sync.all_reduce_grads(*state.d);
-    state.d_opt->step();
+    if (guard.update_is_finite(*state.d, loss))
+      state.d_opt->step();
+    else
+      ++stats.skipped_updates;
     stats.d_loss = loss.detach();
     stats.d_real = on_real.detach().mean();
     stats.d_fake = on_fake.detach().mean();
@@ -53,16 +60,21 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
 
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
   const auto [z, y_fake] = draw_noise(state, cfg.batch_size, cfg);
-  torch::Tensor loss;
+  UpdateGuard guard(state, cfg.skip_nonfinite);
+  torch::Tensor logits;
   {
     PrecisionScope precision(cfg.precision);
-    loss = generator_loss(cfg.loss, state.d->forward(state.g->forward(z, y_fake), y_fake));
+    logits = state.d->forward(state.g->forward(z, y_fake), y_fake);
   }
+  const torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat));
   state.g_opt->zero_grad();
   sync.before_backward(*state.g);
   loss.backward();
   sync.all_reduce_grads(*state.g);
-  state.g_opt->step();
+  if (guard.update_is_finite(*state.g, loss))
+    state.g_opt->step();
+  else
+    ++stats.skipped_updates;
   stats.g_loss = loss.detach();
 }
 

@@ -19,6 +19,7 @@ namespace hamgan {
 // Device scalars of the last D update and the G update (no host sync).
 struct StepStats {
   torch::Tensor d_loss, g_loss, d_real, d_fake;  // d_real/d_fake: mean D logits
+  int64_t skipped_updates = 0;                   // updates not applied for non-finite values (skip_nonfinite)
 };
 
 struct StepConfig {
@@ -30,6 +31,8 @@ struct StepConfig {
   // labels from one shared stream and keeps slice `noise_slice` of
   // `noise_slices`, so the images seen do not depend on the world size.
   int64_t noise_slice = 0, noise_slices = 1;
+  // Check each update's loss and gradients and skip it when non-finite (gan/train/update_guard.h).
+  bool skip_nonfinite = false;
 };
 
 struct EmaSchedule {

@@ -8,6 +8,7 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "gan/eval/evaluation.h"
+#include "gan/train/precision.h"
 
 namespace hamgan {
 namespace {
@@ -66,6 +67,14 @@ const FieldTable<TrainConfig>& train_config_fields() {
       // run
       member_field(int_field("seed", "Seed of weights, noise, labels and data order", at_least(0)), &T::seed),
       member_field(string_field("device", "auto | cpu | cuda | cuda:N", device_spelling), &T::device),
+      make_field<T>(choice_field("precision", {"auto", "fp32", "tf32", "bf16"},
+                                 "auto (tf32 on CUDA, fp32 on CPU) | fp32 (strict) | tf32 | bf16 (autocast)"),
+                    [](const T& c) { return c.precision; }, [](T& c, const std::string& s) { c.precision = s; }),
+      member_field(bool_field("channels_last", "NHWC activations and conv weights"), &T::channels_last),
+      member_field(int_field("max_nonfinite_steps",
+                             "Non-finite steps skipped (updates not applied) before the run stops (0: first stops)",
+                             at_least(0)),
+                   &T::max_nonfinite_steps),
       member_field(int_field("threads", "LibTorch CPU threads (0 = default)", at_least(0)), &T::threads),
       member_field(string_field("run_dir", "Run directory (default runs/<config name>)", not_empty()), &T::run_dir),
       member_field(int_field("log_every", "Steps between metrics rows", at_least(1)), &T::log_every),
@@ -114,7 +123,7 @@ const FieldTable<TrainConfig>& train_config_fields() {
 void TrainConfig::validate() const {
   model.validate();
   validate_fields("train", train_config_fields(), *this);
-  resolve_device(device);
+  resolve_precision(precision, channels_last, resolve_device(device));
   if (best_metric != "auto" && best_metric != "none" && eval_every > 0 && !listed(evaluated_metrics(*this), best_metric))
     throw ConfigError("train: best_metric " + best_metric + " is not evaluated (eval_metrics = [" +
                       join_list(evaluated_metrics(*this)) + "]); add it to eval_metrics or choose one of those");

@@ -40,6 +40,10 @@ struct TrainConfig {
   // run
   uint64_t seed = 0;                 // seeds weights, noise, labels and data order
   std::string device = "auto";       // auto | cpu | cuda | cuda:N
+  // Arithmetic (docs/training.md "Precision"): auto (tf32 on CUDA, fp32 on CPU) | fp32 | tf32 | bf16
+  std::string precision = "auto";
+  bool channels_last = false;        // NHWC activations and conv weights (faster convolutions with cuDNN)
+  int64_t max_nonfinite_steps = 0;   // non-finite steps skipped before the run stops (0: the first stops it)
   int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
   std::string run_dir = "runs/train";
   bool resume = false;               // continue from run_dir's latest checkpoint

@@ -16,12 +16,26 @@
 namespace hamgan {
 namespace {
 
-// The step's numbers on the host; a non-finite loss ends the run here.
-StepValues read_values(const StepStats& s, const TrainState& state, const RunContext& run) {
+// The step's numbers on the host. A non-finite step ends the run here, unless
+// max_nonfinite_steps allows it: its updates were then skipped (UpdateGuard) and
+// it is counted in `nonfinite_steps`.
+StepValues read_values(const StepStats& s, const TrainState& state, const RunContext& run, int64_t& nonfinite_steps) {
   const torch::Tensor nums = torch::stack({s.d_loss, s.g_loss, s.d_real, s.d_fake}).to(torch::kCPU, torch::kDouble);
   const double* v = nums.data_ptr<double>();
-  if (!std::isfinite(v[0]) || !std::isfinite(v[1]))
-    throw divergence_error(state, run, "d_loss " + json_number(v[0]) + ", g_loss " + json_number(v[1]));
+  if (std::isfinite(v[0]) && std::isfinite(v[1]) && s.skipped_updates == 0) return {v[0], v[1], v[2], v[3]};
+  const std::string what = "d_loss " + json_number(v[0]) + ", g_loss " + json_number(v[1]);
+  const int64_t allowed = run.cfg.max_nonfinite_steps;
+  if (allowed == 0) throw divergence_error(state, run, what);
+  if (++nonfinite_steps > allowed)
+    throw divergence_error(state, run, what + "; " + std::to_string(nonfinite_steps) +
+                                           " non-finite steps, more than max_nonfinite_steps = " +
+                                           std::to_string(allowed));
+  // Skipped updates leave the weights as they were; anything else is a broken state.
+  if (!state.all_finite()) throw divergence_error(state, run, what + "; non-finite weights");
+  if (run.main)
+    std::cerr << "train: step " << state.step << " non-finite (" << what << "); its " << s.skipped_updates
+              << " non-finite update(s) skipped (" << nonfinite_steps << " of max_nonfinite_steps = " << allowed
+              << ")\n";
   return {v[0], v[1], v[2], v[3]};
 }
 
@@ -57,6 +71,11 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   if (!main_rank) prepare_run_evaluation(cfg, device);
   TrainState state(cfg, device, dp.rank(), dp.world_size());
   if (!resume_from.empty()) resume_state(state, cfg, resume_from);
+  const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
+  apply_math_mode(precision);
+  apply_memory_format(*state.g, precision);
+  apply_memory_format(*state.d, precision);
+  if (state.g_ema) apply_memory_format(*state.g_ema, precision);
   attach_data_parallel(dp, state, cfg);
   if (main_rank) {
     write_run_files(cfg, state, !resume_from.empty(), dp.world_size());
@@ -79,7 +98,8 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   DataLoader loader(dataset, loader_options(cfg, dp.rank(), dp.world_size()), state.data_position);
   TrainHooks hooks = std::move(extra_hooks);
   for (auto& h : standard_hooks(cfg)) hooks.push_back(std::move(h));
-  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size / dp.world_size(), Precision{}};
+  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size / dp.world_size(), precision};
+  step_cfg.skip_nonfinite = cfg.max_nonfinite_steps > 0;
   if (cfg.noise_streams == "global") {
     step_cfg.noise_slice = dp.rank();
     step_cfg.noise_slices = dp.world_size();
@@ -104,7 +124,7 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
       ema_step(state, ema);
       step_whole = true;
       if (dp.comm) average_step_stats(*dp.comm, stats);  // every rank then takes the same decisions
-      const StepValues values = read_values(stats, state, run);
+      const StepValues values = read_values(stats, state, run, result.nonfinite_steps);
       for (auto& hook : hooks) hook->after_step(state, values, run);
       if (run.stop_requested) {
         result.interrupted = true;

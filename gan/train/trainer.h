@@ -17,6 +17,7 @@ struct TrainResult {
   std::string checkpoint;    // the last checkpoint written (or resumed from)
   bool interrupted = false;  // stopped by SIGINT/SIGTERM
   bool main_rank = true;     // false on the ranks of a data-parallel job that print nothing
+  int64_t nonfinite_steps = 0;  // steps skipped for non-finite values (at most max_nonfinite_steps)
 };
 
 // Runs (or resumes) training into cfg.run_dir; with torchrun's or SLURM's

@@ -1,0 +1,270 @@
+"""Training-step speed of a HamGAN config in PyTorch eager Python, the reference
+for `hamgan bench train` (docs/training.md, "Training speed").
+
+The same networks as the C++ library (bench/python/hamgan_torch.py), rebuilt from what `hamgan model-info
+--config F` prints (widths, context position, block options): SAGAN-style
+ResNet G with class-conditional BN, projection D, TF-GAN spectral norm (one
+power iteration per call, W / max(1, sigma); the Hamburger's 1x1 convs W / sigma),
+context blocks `none` and `ham` (NMF, K steps, one-step gradient or BPTT).
+Training as the trainer's step functions: hinge (or ns) loss, Adam with the
+config's TTUR rates, d_steps D updates on one D call over real ‖ fake, one G
+update through a frozen D, EMA of G's parameters and buffers. Parameter counts
+are asserted equal to model-info's before anything is timed.
+
+  python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 30 --threads 2 --out F.json
+Prints the JSON keys of `hamgan bench train --out`. Benchmark code only: the library never imports it.
+"""
+import argparse
+import gzip
+import json
+import os
+import resource
+import sys
+import time
+import tomllib
+
+try:
+    import torch
+    import torch.nn.functional as F
+    from hamgan_torch import Discriminator, Generator, model_info, parse_context
+except ImportError:
+    print("train_step.py: PyTorch missing (pip install torch)")
+    sys.exit(3)
+
+# TrainConfig's defaults for the keys a config file may leave out (gan/train/train_config.h).
+TRAIN_DEFAULTS = dict(batch_size=64, g_lr=1e-4, d_lr=4e-4, beta1=0.0, beta2=0.999, adam_eps=1e-8, d_steps=1,
+                      loss="hinge", ema=True, ema_decay=0.9999, ema_start=1000, seed=0,
+                      dataset="/usr/share/datasets/fashion-mnist", dataset_split="train")
+
+
+# ---------------------------------------------------------------- training step
+
+def d_loss_fn(kind, real, fake):
+    if kind == "hinge":
+        return torch.relu(1 - real).mean() + torch.relu(1 + fake).mean()
+    return F.softplus(-real).mean() + F.softplus(fake).mean()
+
+
+def g_loss_fn(kind, fake):
+    return -fake.mean() if kind == "hinge" else F.softplus(-fake).mean()
+
+
+def read_idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return torch.frombuffer(bytearray(data[4 + 4 * dims:]), dtype=torch.uint8).reshape(shape)
+
+
+class Data:
+    """Real batches from a Fashion-MNIST IDX directory (28x28 zero-padded to the model's side, as the C++
+    loader does) when it is there, else uniform random images of the model's shape."""
+
+    def __init__(self, t, m, generator):
+        self.batch, self.m, self.gen, self.at = t["batch_size"], m, generator, 0
+        split = "t10k" if t["dataset_split"] == "test" else "train"
+        images = os.path.join(t["dataset"], f"{split}-images-idx3-ubyte.gz")
+        if os.path.isfile(images) and m["image_channels"] == 1:
+            x = read_idx(images).float().div_(127.5).sub_(1).unsqueeze(1)
+            pad = (m["resolution"] - x.size(-1)) // 2
+            self.images = F.pad(x, (pad, pad, pad, pad), value=-1.0)
+            self.labels = read_idx(os.path.join(t["dataset"], f"{split}-labels-idx1-ubyte.gz")).long()
+            self.order = torch.randperm(len(self.labels), generator=generator)
+            self.description = "real: " + t["dataset"]
+        else:
+            self.images = None
+            self.description = f"synthetic: uniform random images ({t['dataset']} not found)"
+
+    def next(self):
+        m = self.m
+        if self.images is None:
+            side = m["resolution"]
+            return (torch.rand(self.batch, m["image_channels"], side, side) * 2 - 1,
+                    torch.randint(0, m["num_classes"], (self.batch,)))
+        if self.at + self.batch > len(self.order):
+            self.order, self.at = torch.randperm(len(self.labels), generator=self.gen), 0
+        idx = self.order[self.at:self.at + self.batch]
+        self.at += self.batch
+        return self.images[idx], self.labels[idx]
+
+
+class Bench:
+    def __init__(self, m, t, device):
+        torch.manual_seed(t["seed"])
+        self.m, self.t, self.device = m, t, device
+        self.g = Generator(m, parse_context(m["G_context"])).to(device)
+        self.d = Discriminator(m, parse_context(m["D_context"])).to(device)
+        self.g_ema = Generator(m, parse_context(m["G_context"])).to(device) if t["ema"] else None
+        if self.g_ema is not None:
+            self.g_ema.load_state_dict(self.g.state_dict())
+        betas = (t["beta1"], t["beta2"])
+        self.g_opt = torch.optim.Adam(self.g.parameters(), lr=t["g_lr"], betas=betas, eps=t["adam_eps"])
+        self.d_opt = torch.optim.Adam(self.d.parameters(), lr=t["d_lr"], betas=betas, eps=t["adam_eps"])
+        self.noise = torch.Generator().manual_seed(t["seed"] + 1)
+        self.step = 0
+        if self.g_ema is not None:
+            self.ema_pairs = list(zip(list(self.g.parameters()) + [b for b in self.g.buffers() if b.is_floating_point()],
+                                      list(self.g_ema.parameters()) + [b for b in self.g_ema.buffers() if b.is_floating_point()]))
+
+    def draw_noise(self, n):
+        z = torch.randn(n, self.m["z_dim"], generator=self.noise)
+        y = torch.randint(0, self.m["num_classes"], (n,), generator=self.noise)
+        return z.to(self.device), y.to(self.device)
+
+    def d_step(self, batches, timer=None):
+        self.d.requires_grad_(True)
+        for real, y_real in batches:
+            real, y_real = real.to(self.device), y_real.to(self.device)
+            z, y_fake = self.draw_noise(real.size(0))
+            with torch.no_grad():
+                fake = self.g(z, y_fake)
+            logits = self.d(torch.cat([real, fake]), torch.cat([y_real, y_fake]))
+            loss = d_loss_fn(self.t["loss"], logits[:real.size(0)], logits[real.size(0):])
+            timer and timer.lap("d_forward")
+            self.d_opt.zero_grad()
+            loss.backward()
+            timer and timer.lap("d_backward")
+            self.d_opt.step()
+            timer and timer.lap("d_optimiser")
+        self.d.requires_grad_(False)
+
+    def g_step(self, timer=None):
+        z, y = self.draw_noise(self.t["batch_size"])
+        loss = g_loss_fn(self.t["loss"], self.d(self.g(z, y), y))
+        timer and timer.lap("g_forward")
+        self.g_opt.zero_grad()
+        loss.backward()
+        timer and timer.lap("g_backward")
+        self.g_opt.step()
+        timer and timer.lap("g_optimiser")
+
+    @torch.no_grad()
+    def ema_step(self):
+        if self.g_ema is None:
+            return
+        decay = 0.0 if self.step < self.t["ema_start"] else self.t["ema_decay"]
+        for p, e in self.ema_pairs:
+            e.mul_(decay).add_(p, alpha=1 - decay)
+
+
+class Timer:
+    def __init__(self, device):
+        self.device, self.ms, self.last = device, {}, None
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    def restart(self):
+        self.sync()
+        self.last = time.perf_counter()
+
+    def lap(self, phase):
+        self.sync()
+        now = time.perf_counter()
+        self.ms[phase] = self.ms.get(phase, 0.0) + 1000.0 * (now - self.last)
+        self.last = now
+
+
+def full_step(bench, data, timer):
+    timer.restart()
+    batches = [data.next() for _ in range(bench.t["d_steps"])]
+    timer.lap("data")
+    bench.d_step(batches)
+    timer.lap("d_step")
+    bench.g_step()
+    bench.step += 1
+    timer.lap("g_step")
+    bench.ema_step()
+    timer.lap("ema_step")
+
+
+def split_step(bench, data, timer):
+    batches = [data.next() for _ in range(bench.t["d_steps"])]
+    timer.restart()
+    bench.d_step(batches, timer)
+    timer.restart()
+    bench.g_step(timer)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", required=True, help="HamGAN experiment TOML file")
+    p.add_argument("--steps", type=int, default=20, help="timed steps")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps first")
+    p.add_argument("--batch", type=int, default=0, help="images per D and G update (0: the config's batch_size)")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: PyTorch's default)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--hamgan", default=os.environ.get("HAMGAN_BIN", "build/hamgan"), help="hamgan binary (model-info)")
+    p.add_argument("--params_only", action="store_true", help="check parameter counts against model-info and stop")
+    p.add_argument("--out", help="write the JSON here too")
+    a = p.parse_args()
+    if a.steps < 1:
+        sys.exit(f"train_step.py: --steps must be >= 1, got {a.steps}")
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    with open(a.config, "rb") as f:
+        t = {**TRAIN_DEFAULTS, **{k: v for k, v in tomllib.load(f).items() if k in TRAIN_DEFAULTS}}
+    if a.batch > 0:
+        t["batch_size"] = a.batch
+    m = model_info(a.hamgan, a.config)
+    device = torch.device(a.device)
+    bench = Bench(m, t, device)
+    counts = {net: sum(p.numel() for p in module.parameters()) for net, module in (("G", bench.g), ("D", bench.d))}
+    for net in ("G", "D"):
+        assert counts[net] == m[net + "_total"], f"{net}: {counts[net]} parameters here, model-info says {m[net + '_total']}"
+    if a.params_only:
+        print(json.dumps({"G_params": counts["G"], "D_params": counts["D"]}))
+        return
+    data = Data(t, m, torch.Generator().manual_seed(t["seed"]))
+    for _ in range(a.warmup):
+        full_step(bench, data, Timer(device))
+    timer = Timer(device)
+    timer.sync()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    for _ in range(a.steps):
+        full_step(bench, data, timer)
+    timer.sync()
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    split = Timer(device)
+    for _ in range(a.steps):
+        split_step(bench, data, split)
+    if device.type == "cuda":
+        peak, kind = torch.cuda.max_memory_allocated(device), "cuda caching allocator peak of live tensor bytes"
+    else:
+        peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "peak resident set size of the process"
+    its = a.steps / seconds
+    result = {
+        "implementation": "pytorch-eager",
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda"
+        else f"CPU, {torch.get_num_threads()} threads",
+        "torch_version": torch.__version__,
+        "precision": "fp32",
+        "threads": torch.get_num_threads(),
+        "data": data.description,
+        "batch": t["batch_size"],
+        "warmup": a.warmup,
+        "steps": a.steps,
+        "step_ms": 1000.0 * seconds / a.steps,
+        "step_cpu_ms": 1000.0 * cpu_seconds / a.steps,
+        "its_per_s": its,
+        "images_per_s": its * t["batch_size"] * t["d_steps"],
+        "peak_memory_bytes": peak,
+        "peak_memory_kind": kind,
+        "phase_ms": {k: timer.ms[k] / a.steps for k in ("data", "d_step", "g_step", "ema_step")},
+        "split_ms": {k: split.ms[k] / a.steps for k in ("d_forward", "d_backward", "d_optimiser",
+                                                         "g_forward", "g_backward", "g_optimiser")},
+        "G_params": counts["G"],
+        "D_params": counts["D"],
+    }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+#include "gan/train/precision.h"
+
+#include <ATen/autocast_mode.h>
+
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+// A small bf16 matmul on the device: what the forward passes need from it.
+bool computes_bf16(const torch::Device& device) {
+  if (!at::autocast::is_autocast_available(device.type())) return false;
+  try {
+    const torch::Tensor t = torch::ones({8, 8}, torch::TensorOptions().device(device).dtype(torch::kBFloat16));
+    return torch::isfinite(t.matmul(t)).all().item<bool>();
+  } catch (const c10::Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string Precision::name() const {
+  switch (mode) {
+    case PrecisionMode::kFp32: return "fp32";
+    case PrecisionMode::kTf32: return "tf32";
+    case PrecisionMode::kBf16: return "bf16";
+  }
+  return "fp32";
+}
+
+torch::Tensor Precision::layout(const torch::Tensor& images) const {
+  return channels_last ? images.contiguous(torch::MemoryFormat::ChannelsLast) : images;
+}
+
+Precision resolve_precision(const std::string& precision, bool channels_last, const torch::Device& device) {
+  Precision p;
+  p.channels_last = channels_last;
+  p.device_type = device.type();
+  if (precision == "auto") {
+    // TF32 only exists on CUDA; on CPU tf32 would be fp32 under another name.
+    p.mode = device.is_cuda() ? PrecisionMode::kTf32 : PrecisionMode::kFp32;
+  } else if (precision == "fp32") {
+    p.mode = PrecisionMode::kFp32;
+  } else if (precision == "tf32") {
+    p.mode = PrecisionMode::kTf32;
+  } else if (precision == "bf16") {
+    if (!computes_bf16(device))
+      throw ConfigError("precision: bf16 is not supported on " + device.str() + "; use fp32 or tf32");
+    p.mode = PrecisionMode::kBf16;
+  } else {
+    throw ConfigError("precision: '" + precision + "' is not one of auto, fp32, tf32, bf16");
+  }
+  return p;
+}
+
+void apply_math_mode(const Precision& p) {
+  const bool tf32 = p.mode != PrecisionMode::kFp32;
+  at::globalContext().setAllowTF32CuBLAS(tf32);
+  at::globalContext().setAllowTF32CuDNN(tf32);
+}
+
+void apply_memory_format(torch::nn::Module& m, const Precision& p) {
+  if (!p.channels_last) return;
+  torch::NoGradGuard no_grad;
+  for (auto& w : m.parameters())
+    if (w.dim() == 4) w.set_data(w.contiguous(torch::MemoryFormat::ChannelsLast));
+}
+
+PrecisionScope::PrecisionScope(const Precision& p) {
+  if (p.mode != PrecisionMode::kBf16) return;
+  active_ = true;
+  device_type_ = p.device_type;
+  was_enabled_ = at::autocast::is_autocast_enabled(device_type_);
+  previous_dtype_ = at::autocast::get_autocast_dtype(device_type_);
+  at::autocast::set_autocast_dtype(device_type_, at::kBFloat16);
+  at::autocast::set_autocast_enabled(device_type_, true);
+  at::autocast::increment_nesting();
+}
+
+PrecisionScope::~PrecisionScope() {
+  if (!active_) return;
+  // The cast weights are cached for one scope only: the optimiser changes them before the next.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  at::autocast::set_autocast_enabled(device_type_, was_enabled_);
+  at::autocast::set_autocast_dtype(device_type_, previous_dtype_);
+}
+
+}  // namespace hamgan

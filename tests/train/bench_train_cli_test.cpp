@@ -1,0 +1,80 @@
+// `hamgan bench train` through the binary ($HAMGAN_BIN), and the PyTorch reference's
+// parameter counts against model-info.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "train_test_util.h"
+
+namespace hamgan {
+namespace {
+
+// The tiny run's keys, without `hamgan train`'s --quiet flag, on synthetic data (no dataset there).
+std::string tiny_bench_args(const std::string& dir) {
+  std::string args = test::tiny_cli_args();
+  args.erase(args.find(" --quiet"), 8);
+  return args + " --dataset " + dir + "/absent";
+}
+
+std::string run(const std::string& args, int* status) {
+  std::string out;
+  *status = test::run_command(std::string(test::hamgan_bin()) + " bench train" + args, &out);
+  return out;
+}
+
+TEST(BenchTrainCli, WritesJsonWithPositiveConsistentPhaseTimes) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
+  const std::string dir = test::temp_dir("bench_train"), json_path = dir + "/bench.json";
+  int status = -1;
+  const std::string out = run(tiny_bench_args(dir) + " --steps 2 --warmup 1 --out " + json_path, &status);
+  ASSERT_EQ(status, 0) << out;
+  const auto j = nlohmann::json::parse(test::file_contents(json_path));
+  for (const char* key : {"device", "device_name", "torch_version", "precision", "data", "batch", "steps", "its_per_s",
+                          "images_per_s", "step_ms", "peak_memory_bytes", "phase_ms", "split_ms"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["steps"], 2);
+  EXPECT_EQ(j["batch"], 4);
+  EXPECT_EQ(j["precision"], "fp32");
+  EXPECT_EQ(j["data"].get<std::string>().rfind("synthetic", 0), 0u);
+  EXPECT_GT(j["its_per_s"].get<double>(), 0);
+  EXPECT_GT(j["peak_memory_bytes"].get<int64_t>(), 0);
+  double phases = 0;
+  for (const char* p : {"d_step", "g_step", "ema_step"}) {
+    EXPECT_GT(j["phase_ms"][p].get<double>(), 0) << p;
+    phases += j["phase_ms"][p].get<double>();
+  }
+  // The phases are slices of the timed steps: together no longer than the whole (timer overhead aside).
+  EXPECT_LE(phases, j["step_ms"].get<double>() * 1.05 + 0.5);
+  for (const auto& [phase, ms] : j["split_ms"].items()) EXPECT_GT(ms.get<double>(), 0) << phase;
+}
+
+TEST(BenchTrainCli, BadInputIsOneLineError) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
+  const std::string dir = test::temp_dir("bench_train_bad");
+  for (const std::string& args : {std::string(" --config " + dir + "/missing.toml"), tiny_bench_args(dir) + " --steps 0",
+                                  tiny_bench_args(dir) + " --precision fp8"}) {
+    int status = 0;
+    const std::string out = run(args, &status);
+    EXPECT_NE(status, 0) << args;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << "\n" << out;
+  }
+}
+
+TEST(BenchTrainCli, PytorchReferenceHasModelInfoParameterCounts) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
+  const std::string dir = test::temp_dir("bench_train_py"), config = dir + "/tiny.toml";
+  std::ofstream(config) << "resolution = 32\nimage_channels = 1\nnum_classes = 10\nz_dim = 8\ng_ch = 4\nd_ch = 4\n"
+                           "g_block = \"ham\"\nd_block = \"ham\"\nham_rank = 2\nbatch_size = 4\n";
+  std::string out;
+  const int status = test::run_command("python3 " + std::string(HAMGAN_SOURCE_DIR) +
+                                           "/bench/python/train_step.py --params_only --config " + config +
+                                           " --hamgan " + test::hamgan_bin(),
+                                       &out);
+  if (status == 3) GTEST_SKIP() << out;
+  EXPECT_EQ(status, 0) << out;  // the script asserts the counts itself
+}
+
+}  // namespace
+}  // namespace hamgan

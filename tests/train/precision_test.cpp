@@ -1,0 +1,258 @@
+// Precision modes (docs/training.md "Precision"), all on CPU: bf16 autocast trains
+// and really computes in bf16, channels_last matches the default layout, the TF32
+// switches follow the mode, and non-finite steps are skipped up to the budget.
+#include <ATen/autocast_mode.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+
+#include "core/errors.h"
+#include "gan/checkpoint/run_dir.h"
+#include "gan/train/precision.h"
+#include "gan/train/resume_check.h"
+#include "gan/train/train_state.h"
+#include "gan/train/trainer.h"
+#include "modules/spectral_norm.h"
+#include "train_test_util.h"
+
+namespace hamgan {
+namespace {
+
+double relative_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  return ((a.to(torch::kDouble) - b.to(torch::kDouble)).norm() / b.to(torch::kDouble).norm().clamp_min(1e-30))
+      .item<double>();
+}
+
+// G's and D's parameters, flattened in order, after the run's last step.
+struct FinalWeights {
+  torch::Tensor g, d;
+  bool all_float32 = true;
+};
+
+std::unique_ptr<TrainHook> capture_weights(FinalWeights& out) {
+  return make_callback_hook([&out](TrainState& s, RunContext& run) {
+    if (!run.last_step(s)) return;
+    std::vector<torch::Tensor> g, d;
+    for (const auto& p : s.g->parameters()) {
+      out.all_float32 = out.all_float32 && p.scalar_type() == torch::kFloat;
+      g.push_back(p.detach().flatten().clone());
+    }
+    for (const auto& p : s.d->parameters()) {
+      out.all_float32 = out.all_float32 && p.scalar_type() == torch::kFloat;
+      d.push_back(p.detach().flatten().clone());
+    }
+    out.g = torch::cat(g);
+    out.d = torch::cat(d);
+  });
+}
+
+FinalWeights train_and_capture(TrainConfig c) {
+  FinalWeights w;
+  TrainHooks hooks;
+  hooks.push_back(capture_weights(w));
+  const TrainResult r = train(c, std::move(hooks));
+  EXPECT_EQ(r.step, c.steps);
+  return w;
+}
+
+TEST(Precision, ResolvesAutoPerDevice) {
+  EXPECT_EQ(resolve_precision("auto", false, torch::kCPU).name(), "fp32");
+  EXPECT_EQ(resolve_precision("fp32", false, torch::kCPU).name(), "fp32");
+  EXPECT_EQ(resolve_precision("tf32", false, torch::kCPU).name(), "tf32");
+  EXPECT_EQ(resolve_precision("bf16", true, torch::kCPU).name(), "bf16");
+  EXPECT_TRUE(resolve_precision("bf16", true, torch::kCPU).channels_last);
+  EXPECT_THROW(resolve_precision("fp16", false, torch::kCPU), ConfigError);
+  TrainConfig c = test::tiny_config(test::temp_dir("precision_key"));
+  c.precision = "bf8";
+  EXPECT_THROW(c.validate(), ConfigError);
+}
+
+TEST(Precision, ChangingItOnResumeIsARecordedChangeNotARefusedOne) {
+  const TrainConfig before = test::tiny_config(test::temp_dir("precision_resume"));
+  TrainConfig after = before;
+  after.precision = "bf16";
+  after.channels_last = true;
+  after.max_nonfinite_steps = 3;
+  const auto changes = config_changes(before, after);
+  ASSERT_EQ(changes.size(), 3u);
+  for (const auto& c : changes) EXPECT_FALSE(c.breaks_reproduction) << c.key;
+  EXPECT_EQ(changes[0].key, "precision");
+  EXPECT_EQ(changes[0].before, "auto");
+  EXPECT_EQ(changes[0].after, "bf16");
+}
+
+TEST(Precision, Fp32TurnsTf32OffAndTf32TurnsItOn) {
+  auto& ctx = at::globalContext();
+  const bool cublas = ctx.allowTF32CuBLAS(), cudnn = ctx.allowTF32CuDNN();
+  apply_math_mode(resolve_precision("tf32", false, torch::kCPU));
+  EXPECT_TRUE(ctx.allowTF32CuBLAS());
+  EXPECT_TRUE(ctx.allowTF32CuDNN());
+  apply_math_mode(resolve_precision("fp32", false, torch::kCPU));
+  EXPECT_FALSE(ctx.allowTF32CuBLAS());
+  EXPECT_FALSE(ctx.allowTF32CuDNN());
+  ctx.setAllowTF32CuBLAS(cublas);
+  ctx.setAllowTF32CuDNN(cudnn);
+}
+
+TEST(Precision, Bf16ScopeRunsTheDiscriminatorInBf16) {
+  torch::manual_seed(1);
+  TrainConfig c = test::tiny_config(test::temp_dir("bf16_scope"));
+  TrainState state(c, torch::kCPU);
+  const torch::Tensor images = torch::rand({4, 1, 32, 32}) * 2 - 1;
+  const torch::Tensor labels = torch::arange(4);
+  const Precision bf16 = resolve_precision("bf16", false, torch::kCPU);
+  // eval(): no power-iteration or BN writes, so both calls see the same weights and buffers.
+  state.d->eval();
+  torch::Tensor reference, reduced;
+  {
+    PrecisionScope scope(resolve_precision("fp32", false, torch::kCPU));
+    reference = state.d->forward(images, labels);
+  }
+  std::shared_ptr<SNConv2dImpl> first_conv;
+  for (const auto& m : state.d->modules())
+    if ((first_conv = std::dynamic_pointer_cast<SNConv2dImpl>(m))) break;
+  ASSERT_TRUE(first_conv);
+  {
+    PrecisionScope scope(bf16);
+    EXPECT_TRUE(at::autocast::is_autocast_enabled(torch::kCPU));
+    EXPECT_EQ(first_conv->forward(images).scalar_type(), torch::kBFloat16);
+    reduced = state.d->forward(images, labels);
+  }
+  EXPECT_FALSE(at::autocast::is_autocast_enabled(torch::kCPU));
+  EXPECT_EQ(reference.scalar_type(), torch::kFloat);
+  // bf16 keeps 8 significant bits (2^-8 ≈ 4e-3 relative per rounding): different, yet close.
+  const double diff = relative_difference(reduced, reference);
+  EXPECT_GT(diff, 1e-5);
+  EXPECT_LT(diff, 5e-2);
+  for (const auto& p : state.d->parameters()) EXPECT_EQ(p.scalar_type(), torch::kFloat);
+}
+
+TEST(Precision, Bf16TrainingStaysFiniteWithFloat32Weights) {
+  TrainConfig c = test::tiny_config(test::temp_dir("bf16_train"));
+  c.precision = "bf16";
+  TrainConfig reference_cfg = test::tiny_config(test::temp_dir("bf16_train_reference"));
+  const FinalWeights bf16 = train_and_capture(c), fp32 = train_and_capture(reference_cfg);
+  EXPECT_TRUE(bf16.all_float32);
+  EXPECT_TRUE(torch::isfinite(bf16.g).all().item<bool>());
+  EXPECT_TRUE(torch::isfinite(bf16.d).all().item<bool>());
+  // Same seed, same data: the weights differ by bf16's rounding carried through a few Adam steps only.
+  const double g_diff = relative_difference(bf16.g, fp32.g), d_diff = relative_difference(bf16.d, fp32.d);
+  EXPECT_GT(g_diff + d_diff, 0.0);
+  EXPECT_LT(g_diff, 5e-2);
+  EXPECT_LT(d_diff, 5e-2);
+  RecordProperty("g_relative_difference", std::to_string(g_diff));
+  RecordProperty("d_relative_difference", std::to_string(d_diff));
+}
+
+// D's logits on real and generated images and every gradient of G and D after one
+// backward pass of the hinge losses, from a state built from `c` (so the same weights).
+struct ForwardBackward {
+  torch::Tensor logits, grads;
+};
+
+ForwardBackward forward_backward(const TrainConfig& c, const Precision& p) {
+  TrainState state(c, torch::kCPU);
+  apply_memory_format(*state.g, p);
+  apply_memory_format(*state.d, p);
+  torch::manual_seed(7);  // the same images, noise and random Ham bases for both layouts
+  const torch::Tensor real = p.layout(torch::rand({4, 1, 32, 32}) * 2 - 1), labels = torch::arange(4);
+  const torch::Tensor z = torch::randn({4, c.model.z_dim});
+  const torch::Tensor logits = state.d->forward(torch::cat({real, state.g->forward(z, labels)}), torch::cat({labels, labels}));
+  (torch::relu(1 - logits.slice(0, 0, 4)).mean() + torch::relu(1 + logits.slice(0, 4)).mean()).backward();
+  std::vector<torch::Tensor> grads;
+  for (const auto& w : state.g->parameters()) grads.push_back(w.grad().flatten());
+  for (const auto& w : state.d->parameters()) grads.push_back(w.grad().flatten());
+  return {logits.detach(), torch::cat(grads)};
+}
+
+TEST(Precision, ChannelsLastMatchesTheDefaultLayout) {
+  const TrainConfig c = test::tiny_config(test::temp_dir("channels_last"));
+  const Precision nchw = resolve_precision("fp32", false, torch::kCPU);
+  const Precision nhwc = resolve_precision("fp32", true, torch::kCPU);
+  const ForwardBackward a = forward_backward(c, nchw), b = forward_backward(c, nhwc);
+  const double logit_diff = relative_difference(b.logits, a.logits), grad_diff = relative_difference(b.grads, a.grads);
+  EXPECT_LT(logit_diff, 1e-5);
+  EXPECT_LT(grad_diff, 1e-5);
+  RecordProperty("logit_relative_difference", std::to_string(logit_diff));
+  RecordProperty("grad_relative_difference", std::to_string(grad_diff));
+  // The whole loop with channels_last runs and stays finite.
+  TrainConfig run = test::tiny_config(test::temp_dir("channels_last_run"));
+  run.steps = 2;
+  run.channels_last = true;
+  const FinalWeights w = train_and_capture(run);
+  EXPECT_TRUE(torch::isfinite(w.g).all().item<bool>() && torch::isfinite(w.d).all().item<bool>());
+}
+
+// Makes D's first spectral-norm vector NaN after step `at` and puts it back after the
+// next step: that one step's losses and gradients are non-finite, nothing persists.
+std::unique_ptr<TrainHook> one_nonfinite_step_after(std::vector<int64_t> at, std::vector<int64_t>& seen) {
+  auto saved = std::make_shared<torch::Tensor>();
+  return make_callback_hook([at, saved, &seen](TrainState& s, RunContext&) {
+    torch::NoGradGuard no_grad;
+    torch::Tensor u;
+    for (const auto& b : s.d->named_buffers())
+      if (b.key().size() >= 2 && b.key().substr(b.key().size() - 2) == ".u") {
+        u = b.value();
+        break;
+      }
+    ASSERT_TRUE(u.defined());
+    if (saved->defined()) {
+      u.copy_(*saved);
+      *saved = torch::Tensor();
+    }
+    if (std::find(at.begin(), at.end(), s.step) != at.end()) {
+      seen.push_back(s.step);
+      *saved = u.clone();
+      u.fill_(NAN);
+    }
+  });
+}
+
+TEST(Precision, NonFiniteStepsWithinTheBudgetAreSkipped) {
+  const std::string dir = test::temp_dir("nonfinite_skipped");
+  TrainConfig c = test::tiny_config(dir);
+  c.precision = "bf16";
+  c.steps = 6;
+  c.max_nonfinite_steps = 1;
+  std::vector<int64_t> poisoned;
+  std::vector<torch::Tensor> g_after;  // G's first weight after steps 3 and 4
+  TrainHooks hooks;
+  hooks.push_back(one_nonfinite_step_after({3}, poisoned));
+  hooks.push_back(make_callback_hook([&](TrainState& s, RunContext&) {
+    if (s.step == 3 || s.step == 4) g_after.push_back(s.g->parameters().front().detach().clone());
+  }));
+  const TrainResult r = train(c, std::move(hooks));
+  EXPECT_EQ(r.step, 6);
+  EXPECT_EQ(r.nonfinite_steps, 1);
+  EXPECT_EQ(poisoned, std::vector<int64_t>{3});
+  // Step 4's updates were not applied: G is exactly as after step 3.
+  ASSERT_EQ(g_after.size(), 2u);
+  EXPECT_TRUE(torch::equal(g_after[0], g_after[1]));
+  EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), dir + "/checkpoints/step_0000006.pt");
+}
+
+TEST(Precision, MoreNonFiniteStepsThanTheBudgetStopTheRun) {
+  const std::string dir = test::temp_dir("nonfinite_stops");
+  TrainConfig c = test::tiny_config(dir);
+  c.precision = "bf16";
+  c.steps = 8;
+  c.max_nonfinite_steps = 1;
+  std::vector<int64_t> poisoned;
+  TrainHooks hooks;
+  hooks.push_back(one_nonfinite_step_after({3, 5}, poisoned));
+  const std::string good = dir + "/checkpoints/step_0000004.pt";
+  try {
+    train(c, std::move(hooks));
+    FAIL() << "a second non-finite step must stop a run allowing one";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("training diverged at step 6"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("max_nonfinite_steps = 1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(good), std::string::npos) << msg;
+  }
+  EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), good);
+}
+
+}  // namespace
+}  // namespace hamgan
