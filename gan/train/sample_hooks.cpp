@@ -92,10 +92,15 @@ class EvalHook final : public TrainHook {
   void after_step(TrainState& state, const StepValues&, RunContext& run) override {
     if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
+    EvalSettings settings = eval_settings(run.cfg);
+    // The last evaluation may use more samples (the number a paper reports). FID's
+    // bias depends on the sample count, so it does not compete for best.pt then.
+    const bool resized = run.last_step(state) && run.cfg.eval_final_n > 0 && run.cfg.eval_final_n != settings.n;
+    if (resized) settings.n = run.cfg.eval_final_n;
     // Every rank generates its share of the samples; the features are gathered (gan/eval).
-    const EvalResult result = evaluate_during_training(shown_generator(state), eval_settings(run.cfg), eval_shards(run));
+    const EvalResult result = evaluate_during_training(shown_generator(state), settings, eval_shards(run));
     if (result.empty()) return;
-    const bool improved = update_best(state, result.values, run);
+    const bool improved = !resized && update_best(state, result.values, run);
     if (improved) save_best_checkpoint(state, run);  // a collective in a data-parallel job
     if (!run.main) return;
     run.log->append(state.step, result.values, {{"protocol", result.protocol}});

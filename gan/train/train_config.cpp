@@ -85,6 +85,9 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints),
       member_field(int_field("eval_every", "Steps between evaluations (0: off)", at_least(0)), &T::eval_every),
       member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n),
+      member_field(int_field("eval_final_n", "Generated images for the evaluation at the last step (0: eval_n)",
+                             at_least(0)),
+                   &T::eval_final_n),
       member_field(list_field("eval_metrics", eval_metric_names(), "Metrics of each evaluation (one set of samples)"),
                    &T::eval_metrics),
       member_field(string_field("eval_reference", "Inception statistics of the real images (.npz from fid-stats) "

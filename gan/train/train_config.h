@@ -54,6 +54,7 @@ struct TrainConfig {
   int64_t keep_checkpoints = 2;      // newest checkpoint files kept (>= 1)
   int64_t eval_every = 0;            // steps between evaluations (0 = off; gan/eval/evaluation.h)
   int64_t eval_n = 1000;             // generated images per evaluation (class-balanced)
+  int64_t eval_final_n = 0;          // images for the evaluation at the last step (0: eval_n), e.g. 50000 for the paper number
   std::vector<std::string> eval_metrics = {"class_consistency", "fid_classifier"};  // fid_inception, is too
   std::string eval_reference;        // Inception statistics of the real images (hamgan fid-stats) for fid_inception
   std::string inception;             // Inception weights for fid_inception and is ("" = $HAMGAN_INCEPTION)

@@ -57,6 +57,7 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
   const std::string ref = reference(dir, 32, 24);
   // eval_metrics as a TOML array in a config file, the way experiment files give it.
   std::ofstream(dir + "/eval.toml") << "eval_metrics = [\"fid_inception\", \"is\"]\neval_every = 2\neval_n = 20\n"
+                                    << "eval_final_n = 30\n"
                                     << "eval_reference = \"" << ref << "\"\ninception = \"" << weights_ << "\"\n";
   int status = 0;
   std::string out = hamgan("train --config " + dir + "/eval.toml --run_dir " + dir + "/run --steps 4" +
@@ -70,7 +71,7 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
   const std::string log = dir + "/run/metrics.jsonl";
   ASSERT_EQ(test::run_command("python3 -c \"import json,sys; rows=[json.loads(l) for l in open('" + log +
                                   "')]; ev=[r for r in rows if 'fid_inception' in r]; print(len(ev)); "
-                                  "print(ev[-1]['protocol'])\"",
+                                  "print(ev[0]['protocol']); print(ev[-1]['protocol'])\"",
                               &out),
             0)
       << out;
@@ -81,11 +82,13 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
   EXPECT_NE(out.find("legacy_tensorflow, 32 px images, 24 real (" + ref + ") vs 20 generated"), std::string::npos)
       << out;
   EXPECT_NE(out.find("is: inception sha256"), std::string::npos) << out;
+  // The last step's evaluation has eval_final_n samples, and so does not compete for best.pt.
+  EXPECT_NE(out.find("vs 30 generated; is:"), std::string::npos) << out;
 
   double best = std::numeric_limits<double>::infinity();
   int64_t best_step = -1;
   for (const auto& row : read_metrics(log)) {
-    if (!row.count("fid_inception")) continue;
+    if (!row.count("fid_inception") || row.at("step") == 4) continue;  // step 4: the final, larger evaluation
     // exp(H(marginal) − mean H(p)) per split: between 1 and the split's 20 / 10 = 2 images.
     EXPECT_GE(row.at("is"), 1.0 - 1e-9);
     EXPECT_LE(row.at("is"), 2.0 + 1e-9);
