@@ -58,6 +58,9 @@ void apply_math_mode(const Precision& p) {
   const bool tf32 = p.mode != PrecisionMode::kFp32;
   at::globalContext().setAllowTF32CuBLAS(tf32);
   at::globalContext().setAllowTF32CuDNN(tf32);
+  // A run's shapes are fixed, so timing cuDNN's algorithms once per shape pays
+  // for itself within a few steps (bit-exact resume is promised on CPU only).
+  at::globalContext().setBenchmarkCuDNN(true);
 }
 
 void apply_memory_format(torch::nn::Module& m, const Precision& p) {

@@ -26,7 +26,8 @@ struct Precision {
 // ConfigError for bf16 on a device that cannot compute in it.
 Precision resolve_precision(const std::string& precision, bool channels_last, const torch::Device& device);
 
-// Sets the process-wide TF32 switches of cuBLAS and cuDNN for the mode (fp32: off; tf32, bf16: on).
+// Sets the process-wide TF32 switches of cuBLAS and cuDNN for the mode (fp32: off; tf32, bf16: on)
+// and turns cuDNN's benchmark mode on (the fastest algorithm per convolution shape).
 void apply_math_mode(const Precision& p);
 
 // Conv weights (4-d parameters) to channels_last, in place, when the policy asks for it.

@@ -84,15 +84,17 @@ TEST(Precision, ChangingItOnResumeIsARecordedChangeNotARefusedOne) {
 
 TEST(Precision, Fp32TurnsTf32OffAndTf32TurnsItOn) {
   auto& ctx = at::globalContext();
-  const bool cublas = ctx.allowTF32CuBLAS(), cudnn = ctx.allowTF32CuDNN();
+  const bool cublas = ctx.allowTF32CuBLAS(), cudnn = ctx.allowTF32CuDNN(), benchmark = ctx.benchmarkCuDNN();
   apply_math_mode(resolve_precision("tf32", false, torch::kCPU));
   EXPECT_TRUE(ctx.allowTF32CuBLAS());
   EXPECT_TRUE(ctx.allowTF32CuDNN());
   apply_math_mode(resolve_precision("fp32", false, torch::kCPU));
   EXPECT_FALSE(ctx.allowTF32CuBLAS());
   EXPECT_FALSE(ctx.allowTF32CuDNN());
+  EXPECT_TRUE(ctx.benchmarkCuDNN());  // training times cuDNN's algorithms per shape in every mode
   ctx.setAllowTF32CuBLAS(cublas);
   ctx.setAllowTF32CuDNN(cudnn);
+  ctx.setBenchmarkCuDNN(benchmark);
 }
 
 TEST(Precision, Bf16ScopeRunsTheDiscriminatorInBf16) {
