@@ -66,7 +66,8 @@ std::string hamgan_version_text() {
   return std::string("0.1.0 (revision ") + build_git_revision() + (build_git_dirty() ? ", modified" : "") + ")";
 }
 
-// The extractor's part of a protocol stamp; the weights are hashed here, once per command.
+}  // namespace
+
 StatsProtocol extractor_protocol(const FeatureOptions& o, const FeatureExtractor& fx) {
   StatsProtocol p;
   const bool classifier = o.spec.rfind("classifier:", 0) == 0;
@@ -78,6 +79,8 @@ StatsProtocol extractor_protocol(const FeatureOptions& o, const FeatureExtractor
   p.hamgan_version = hamgan_version_text();
   return p;
 }
+
+namespace {
 
 StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side) {
   p.image_size = side.image_size;

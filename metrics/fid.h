@@ -61,6 +61,10 @@ using CheckpointOpener =
 std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options,
                                                const CheckpointOpener& open_checkpoint);
 
+// The extractor's part of a protocol stamp (identity, weights and their SHA-256,
+// preprocessing, feature size) for the extractor `options` made; hashes the weights.
+StatsProtocol extractor_protocol(const FeatureOptions& options, const FeatureExtractor& extractor);
+
 struct FidConfig {
   std::string a, b;            // two inputs (stats .npz, data set, generator checkpoint)
   FeatureOptions features;     // extractor and preprocessing

@@ -7,13 +7,13 @@
 
 #include "core/errors.h"
 #include "core/progress.h"
-#include "core/sha256.h"
 #include "core/stop_signal.h"
 #include "gan/sample/noise.h"
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
 #include "metrics/classifier_training.h"
 #include "metrics/features.h"
+#include "metrics/fid.h"
 #include "metrics/frechet.h"
 #include "metrics/image_source.h"
 #include "metrics/scores.h"
@@ -74,13 +74,8 @@ void open_inception(Evaluator& e, const EvalSettings& s, torch::Device device) {
   o.inception = s.inception;
   o.device = device.str();
   e.inception = make_feature_extractor(o);  // no weights: one line naming the file to get
-  StatsProtocol ours;
-  ours.extractor = "inception";
-  ours.weights = resolve_inception_path(o);
-  ours.weights_sha256 = sha256_file(ours.weights);
-  ours.preprocessing = to_string(o.resize);
+  StatsProtocol ours = extractor_protocol(o, *e.inception);
   ours.image_size = s.resolution;
-  ours.feature_dim = e.inception->dim();
   e.inception_protocol = protocol_summary(ours);
   e.inception_logits =
       e.inception->extract(torch::zeros({1, s.image_channels, s.resolution, s.resolution}, torch::kUInt8)).logits.size(1);
@@ -119,8 +114,12 @@ Evaluator& evaluator_for(const EvalSettings& s, torch::Device device) {
     e.classifier = ensure_classifier(s.classifier, device);
     e.classifier_features = make_classifier_features(e.classifier, device, "classifier:" + s.classifier);
     e.classifier_real = real_feature_stats(*e.classifier_features, s);
-    e.classifier_protocol = "classifier sha256 " + sha256_file(s.classifier).substr(0, 8) + "…, " +
-                            std::to_string(e.classifier_real.n) + " real (" + s.dataset + " test)";
+    FeatureOptions o;
+    o.spec = "classifier:" + s.classifier;
+    StatsProtocol p = extractor_protocol(o, *e.classifier_features);
+    p.image_size = s.resolution;
+    e.classifier_protocol = protocol_summary(p) + ", " + std::to_string(e.classifier_real.n) + " real (" +
+                            s.dataset + " test)";
   }
   if (wants(s, uses_inception)) open_inception(e, s, device);
   return cache.emplace(key, std::move(e)).first->second;

@@ -33,7 +33,6 @@ struct EvalSettings {
   int64_t standing_stats = 16;      // batches for G's BN statistics; 0 = stored moving averages
   int64_t standing_batch_size = 64;
   uint64_t seed = 0;                // fixes z for every evaluation of a run
-  std::string device = "auto";      // where the feature extractors run (the generator's device when auto)
 };
 
 // Opens the extractors (training the classifier when it is missing) and reads or

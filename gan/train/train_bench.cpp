@@ -182,10 +182,7 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   std::unique_ptr<PeakMemoryMeter> cuda_meter;
   if (device.is_cuda()) cuda_meter = std::make_unique<PeakMemoryMeter>(device);
   TrainState state(cfg, device);
-  apply_math_mode(precision);  // as the trainer sets up its run
-  apply_memory_format(*state.g, precision);
-  apply_memory_format(*state.d, precision);
-  if (state.g_ema) apply_memory_format(*state.g_ema, precision);
+  apply_precision(precision, state);  // as the trainer sets up its run
   BenchData data = open_bench_data(cfg);
   r.data = data.description;
   out << "device: " << r.device << " (" << r.device_name << "), LibTorch " << r.torch_version << ", " << r.precision

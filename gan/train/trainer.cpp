@@ -72,10 +72,7 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   TrainState state(cfg, device, dp.rank(), dp.world_size());
   if (!resume_from.empty()) resume_state(state, cfg, resume_from);
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
-  apply_math_mode(precision);
-  apply_memory_format(*state.g, precision);
-  apply_memory_format(*state.d, precision);
-  if (state.g_ema) apply_memory_format(*state.g_ema, precision);
+  apply_precision(precision, state);
   attach_data_parallel(dp, state, cfg);
   if (main_rank) {
     write_run_files(cfg, state, !resume_from.empty(), dp.world_size());
