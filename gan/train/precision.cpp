@@ -3,7 +3,6 @@
 #include <ATen/autocast_mode.h>
 
 #include "core/errors.h"
-#include "gan/train/train_state.h"
 
 namespace hamgan {
 namespace {
@@ -69,13 +68,6 @@ void apply_memory_format(torch::nn::Module& m, const Precision& p) {
   torch::NoGradGuard no_grad;
   for (auto& w : m.parameters())
     if (w.dim() == 4) w.set_data(w.contiguous(torch::MemoryFormat::ChannelsLast));
-}
-
-void apply_precision(const Precision& p, TrainState& state) {
-  apply_math_mode(p);
-  apply_memory_format(*state.g, p);
-  apply_memory_format(*state.d, p);
-  if (state.g_ema) apply_memory_format(*state.g_ema, p);
 }
 
 PrecisionScope::PrecisionScope(const Precision& p) {

@@ -33,10 +33,6 @@ void apply_math_mode(const Precision& p);
 // Conv weights (4-d parameters) to channels_last, in place, when the policy asks for it.
 void apply_memory_format(torch::nn::Module& m, const Precision& p);
 
-class TrainState;
-// Both of the above for a run: the math mode, and the memory format of G, D and G_ema.
-void apply_precision(const Precision& p, TrainState& state);
-
 // Entered around each forward pass of G and D: for bf16 turns autocast on for the
 // device (restoring the previous state on exit); for fp32 and tf32 changes nothing.
 class PrecisionScope {

@@ -119,6 +119,13 @@ void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& 
               << "correctly but not as the original would have\n";
 }
 
+void apply_precision(const Precision& p, TrainState& state) {
+  apply_math_mode(p);
+  apply_memory_format(*state.g, p);
+  apply_memory_format(*state.d, p);
+  if (state.g_ema) apply_memory_format(*state.g_ema, p);
+}
+
 void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed, int64_t world_size) {
   write_text_atomically((fs::path(cfg.run_dir) / "config.toml").string(), cfg.config_text);
   Provenance p;

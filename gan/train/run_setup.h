@@ -8,6 +8,7 @@
 #include "data/dataset.h"
 #include "data/loader.h"
 #include "gan/eval/evaluation.h"
+#include "gan/train/precision.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
@@ -37,6 +38,9 @@ void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device);
 
 // Loads `checkpoint` into `state` (configured learning rates win) and says so on stderr.
 void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);
+
+// A run's precision set up: the math mode, and the memory format of G, D and G_ema.
+void apply_precision(const Precision& p, TrainState& state);
 
 // <run>/config.toml (the resolved config) and <run>/provenance.json.
 void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed, int64_t world_size = 1);
