@@ -46,34 +46,40 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const
     b = bias.view({1, c, 1, 1});
   }
 
+  if (is_training() && !(stats_sync && stats_sync->world_size() > 1)) {
+    // ATen's fused batch norm normalises with the batch mean and the *biased*
+    // variance in one kernel, and its backward is one kernel too: 2-4x faster on
+    // the CPU than the composite below. The moving averages are fed the same
+    // biased variance (TF's standardize_batch), recovered from its 1/sqrt(var + eps).
+    const auto [normalised, batch_mean, inv_std] =
+        torch::native_batch_norm(x, {}, {}, {}, {}, /*training=*/true, 0.0, options.eps());
+    update_moving_statistics(batch_mean, inv_std.pow(-2) - options.eps());
+    return torch::addcmul(b, normalised, g);
+  }
   torch::Tensor mean, var;  // (C)
   if (is_training()) {
-    // Batch mean and *biased* variance over (N, H, W); the moving averages
-    // are fed the same biased variance (TF's standardize_batch), unlike
-    // PyTorch's BatchNorm which feeds the unbiased one.
-    if (stats_sync && stats_sync->world_size() > 1) {
-      // The example count rides along with the sums, so ranks may hold batches of different sizes.
-      const auto count = torch::full({1}, static_cast<double>(x.numel() / c), x.options());
-      const torch::Tensor sums = differentiable_all_reduce_sum(*stats_sync, torch::cat({x.sum({0, 2, 3}), count}));
-      const torch::Tensor n = sums.slice(0, c, c + 1);
-      mean = sums.slice(0, 0, c) / n;
-      const torch::Tensor centred = x - mean.view({1, c, 1, 1});
-      var = differentiable_all_reduce_sum(*stats_sync, centred.square().sum({0, 2, 3})) / n;
-    } else {
-      auto vm = torch::var_mean(x, {0, 2, 3}, /*unbiased=*/false, /*keepdim=*/false);
-      var = std::get<0>(vm);
-      mean = std::get<1>(vm);
-    }
-    torch::NoGradGuard no_grad;
-    const double m = options.momentum();
-    running_mean.mul_(1.0 - m).add_(mean.detach(), m);
-    running_var.mul_(1.0 - m).add_(var.detach(), m);
+    // Data-parallel sync BN: batch mean and biased variance over every rank's (N, H, W).
+    // The example count rides along with the sums, so ranks may hold batches of different sizes.
+    const auto count = torch::full({1}, static_cast<double>(x.numel() / c), x.options());
+    const torch::Tensor sums = differentiable_all_reduce_sum(*stats_sync, torch::cat({x.sum({0, 2, 3}), count}));
+    const torch::Tensor n = sums.slice(0, c, c + 1);
+    mean = sums.slice(0, 0, c) / n;
+    const torch::Tensor centred = x - mean.view({1, c, 1, 1});
+    var = differentiable_all_reduce_sum(*stats_sync, centred.square().sum({0, 2, 3})) / n;
+    update_moving_statistics(mean, var);
   } else {
     mean = running_mean;
     var = running_var;
   }
   const auto scale = torch::rsqrt(var + options.eps()).view({1, c, 1, 1});
   return (x - mean.view({1, c, 1, 1})) * scale * g + b;
+}
+
+void ConditionalBatchNormImpl::update_moving_statistics(const torch::Tensor& mean, const torch::Tensor& var) {
+  torch::NoGradGuard no_grad;
+  const double m = options.momentum();
+  running_mean.mul_(1.0 - m).add_(mean.detach(), m);
+  running_var.mul_(1.0 - m).add_(var.detach(), m);
 }
 
 LocalBatchStatsScope::LocalBatchStatsScope(torch::nn::Module& module) {

@@ -34,6 +34,9 @@ class ConditionalBatchNormImpl : public torch::nn::Module {
   // training mode are taken over every rank's batch (mean, then the variance
   // about it, each one all-reduce that autograd differentiates through).
   std::shared_ptr<Communicator> stats_sync;
+
+ private:
+  void update_moving_statistics(const torch::Tensor& mean, const torch::Tensor& var);
 };
 TORCH_MODULE(ConditionalBatchNorm);
 

@@ -122,13 +122,13 @@ class ConditionalBN(nn.Module):
         c = self.c
         g = (self.gain[y] if self.conditional else self.gain).view(-1, c, 1, 1)
         b = (self.bias[y] if self.conditional else self.bias).view(-1, c, 1, 1)
-        if self.training:
-            var, mean = torch.var_mean(x, (0, 2, 3), unbiased=False)
+        if self.training:  # ATen's fused batch norm, as F.batch_norm; the moving averages take the biased variance
+            out, mean, inv_std = torch.native_batch_norm(x, None, None, None, None, True, 0.0, 1e-3)
             with torch.no_grad():
-                self.running_mean.mul_(1 - 1e-3).add_(mean.detach(), alpha=1e-3)
-                self.running_var.mul_(1 - 1e-3).add_(var.detach(), alpha=1e-3)
-        else:
-            mean, var = self.running_mean, self.running_var
+                self.running_mean.mul_(1 - 1e-3).add_(mean, alpha=1e-3)
+                self.running_var.mul_(1 - 1e-3).add_(inv_std.pow(-2) - 1e-3, alpha=1e-3)
+            return torch.addcmul(b, out, g)
+        mean, var = self.running_mean, self.running_var
         return (x - mean.view(1, c, 1, 1)) * torch.rsqrt(var + 1e-3).view(1, c, 1, 1) * g + b
 
 

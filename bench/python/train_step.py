@@ -33,7 +33,7 @@ except ImportError:
 
 # TrainConfig's defaults for the keys a config file may leave out (gan/train/train_config.h).
 TRAIN_DEFAULTS = dict(batch_size=64, g_lr=1e-4, d_lr=4e-4, beta1=0.0, beta2=0.999, adam_eps=1e-8, d_steps=1,
-                      loss="hinge", ema=True, ema_decay=0.9999, ema_start=1000, seed=0,
+                      loss="hinge", channels_last=False, ema=True, ema_decay=0.9999, ema_start=1000, seed=0,
                       dataset="/usr/share/datasets/fashion-mnist", dataset_split="train")
 
 
@@ -90,7 +90,7 @@ class Data:
 
 
 class Bench:
-    def __init__(self, m, t, device):
+    def __init__(self, m, t, device, channels_last=False):
         torch.manual_seed(t["seed"])
         self.m, self.t, self.device = m, t, device
         self.g = Generator(m, parse_context(m["G_context"])).to(device)
@@ -98,6 +98,10 @@ class Bench:
         self.g_ema = Generator(m, parse_context(m["G_context"])).to(device) if t["ema"] else None
         if self.g_ema is not None:
             self.g_ema.load_state_dict(self.g.state_dict())
+        self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
+        for net in (self.g, self.d, self.g_ema):
+            if net is not None:
+                net.to(memory_format=self.memory_format)
         betas = (t["beta1"], t["beta2"])
         self.g_opt = torch.optim.Adam(self.g.parameters(), lr=t["g_lr"], betas=betas, eps=t["adam_eps"])
         self.d_opt = torch.optim.Adam(self.d.parameters(), lr=t["d_lr"], betas=betas, eps=t["adam_eps"])
@@ -115,7 +119,8 @@ class Bench:
     def d_step(self, batches, timer=None):
         self.d.requires_grad_(True)
         for real, y_real in batches:
-            real, y_real = real.to(self.device), y_real.to(self.device)
+            real = real.to(self.device).contiguous(memory_format=self.memory_format)
+            y_real = y_real.to(self.device)
             z, y_fake = self.draw_noise(real.size(0))
             with torch.no_grad():
                 fake = self.g(z, y_fake)
@@ -196,6 +201,7 @@ def main():
     p.add_argument("--batch", type=int, default=0, help="images per D and G update (0: the config's batch_size)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: PyTorch's default)")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--channels_last", action="store_true", help="NHWC conv weights and real images (also taken from the config's channels_last)")
     p.add_argument("--hamgan", default=os.environ.get("HAMGAN_BIN", "build/hamgan"), help="hamgan binary (model-info)")
     p.add_argument("--params_only", action="store_true", help="check parameter counts against model-info and stop")
     p.add_argument("--out", help="write the JSON here too")
@@ -210,7 +216,7 @@ def main():
         t["batch_size"] = a.batch
     m = model_info(a.hamgan, a.config)
     device = torch.device(a.device)
-    bench = Bench(m, t, device)
+    bench = Bench(m, t, device, t["channels_last"] or a.channels_last)
     counts = {net: sum(p.numel() for p in module.parameters()) for net, module in (("G", bench.g), ("D", bench.d))}
     for net in ("G", "D"):
         assert counts[net] == m[net + "_total"], f"{net}: {counts[net]} parameters here, model-info says {m[net + '_total']}"
@@ -242,6 +248,7 @@ def main():
         else f"CPU, {torch.get_num_threads()} threads",
         "torch_version": torch.__version__,
         "precision": "fp32",
+        "channels_last": bool(t["channels_last"] or a.channels_last),
         "threads": torch.get_num_threads(),
         "data": data.description,
         "batch": t["batch_size"],

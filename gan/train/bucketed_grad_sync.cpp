@@ -36,7 +36,14 @@ struct BucketedGradSync::Group {
     seen[i] = used[i] = true;
     auto [bi, offset] = place[i];
     Bucket& b = buckets[bi];
-    b.flat.narrow(0, offset, grad.numel()).copy_(grad.reshape(-1));
+    // The hook sees this pass's gradient before autograd adds it to .grad, which
+    // holds the earlier micro-batches' sum under gradient accumulation.
+    const torch::Tensor& accumulated = params[i].grad();
+    torch::Tensor slot = b.flat.narrow(0, offset, grad.numel());
+    if (accumulated.defined())
+      torch::add_out(slot, accumulated.reshape(-1), grad.reshape(-1));
+    else
+      slot.copy_(grad.reshape(-1));
     ++b.arrived;
     launch_ready();
   }
@@ -104,12 +111,19 @@ void BucketedGradSync::all_reduce_grads(torch::nn::Module& module) {
   {
     std::lock_guard<std::mutex> lock(g.mu);
     if (!g.armed) throw Error("data-parallel: gradients reduced without before_backward");
-    // Parameters that took no part in this backward pass fill their place with zeros and keep no gradient.
+    // Parameters that took no part in this backward pass contribute the gradient they
+    // hold from earlier micro-batches, or zeros and then keep no gradient.
     for (size_t i = 0; i < g.params.size(); ++i)
       if (!g.seen[i]) {
         g.seen[i] = true;
         auto [bi, offset] = g.place[i];
-        g.buckets[bi].flat.narrow(0, offset, g.params[i].numel()).zero_();
+        torch::Tensor slot = g.buckets[bi].flat.narrow(0, offset, g.params[i].numel());
+        if (g.params[i].grad().defined()) {
+          slot.copy_(g.params[i].grad().reshape(-1));
+          g.used[i] = true;
+        } else {
+          slot.zero_();
+        }
         ++g.buckets[bi].arrived;
       }
     g.launch_ready();

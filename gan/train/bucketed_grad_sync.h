@@ -6,7 +6,9 @@
 // copies its gradient into its bucket, and a bucket's all-reduce starts as soon
 // as its last gradient arrives, in bucket order on every rank, while the
 // backward pass goes on. all_reduce_grads waits for the rest and writes the
-// averages back into .grad.
+// averages back into .grad. Under gradient accumulation only the last
+// micro-batch's backward pass is armed (before_backward), and its hooks add the
+// sum .grad holds from the earlier ones (DDP's no_sync()).
 #include <map>
 #include <memory>
 

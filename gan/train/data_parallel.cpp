@@ -29,6 +29,11 @@ DataParallel join_data_parallel(const TrainConfig& cfg, const DistEnv& env, torc
     throw ConfigError("batch_size: " + std::to_string(cfg.batch_size) + " (the global batch) does not split over " +
                       std::to_string(dp.env.world_size) + " ranks; use a multiple of " +
                       std::to_string(dp.env.world_size));
+  if ((cfg.batch_size / dp.env.world_size) % cfg.accumulate != 0)
+    throw ConfigError("accumulate: " + std::to_string(cfg.accumulate) + " micro-batches do not split the " +
+                      std::to_string(cfg.batch_size / dp.env.world_size) + " images of each of " +
+                      std::to_string(dp.env.world_size) + " ranks; use a batch_size that is a multiple of " +
+                      std::to_string(dp.env.world_size * cfg.accumulate));
   const DistBackend backend = parse_dist_backend(cfg.dist_backend, device.is_cuda());
   if (backend == DistBackend::kNccl && !device.is_cuda())
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +
@@ -73,16 +78,11 @@ void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
   comm.broadcast(buffers, 0, "sharing rank 0's batch-norm statistics");
 }
 
-void average_step_stats(Communicator& comm, StepStats& s) {
-  // The skipped-update count rides along (summed), so every rank agrees on a non-finite step.
-  const torch::Tensor skipped = torch::full({}, static_cast<double>(s.skipped_updates), s.d_loss.options());
-  torch::Tensor all = torch::stack({s.d_loss.detach(), s.g_loss.detach(), s.d_real.detach(), s.d_fake.detach(),
-                                    skipped.to(s.d_loss.dtype())})
-                          .to(torch::kFloat64);
-  comm.all_reduce_sum(all, "averaging the step's losses");
-  s.skipped_updates = static_cast<int64_t>(std::llround(all[4].item<double>()));
-  all.div_(static_cast<double>(comm.world_size()));
-  s.d_loss = all[0], s.g_loss = all[1], s.d_real = all[2], s.d_fake = all[3];
+void agree_on_skipped_updates(Communicator& comm, StepStats& s) {
+  torch::Tensor skipped = torch::full({1}, static_cast<double>(s.skipped_updates), torch::kDouble);
+  if (s.d_loss.defined()) skipped = skipped.to(s.d_loss.device());
+  comm.all_reduce_sum(skipped, "agreeing on skipped updates");
+  s.skipped_updates = static_cast<int64_t>(std::llround(skipped.item<double>()));
 }
 
 void gather_noise_states(Communicator& comm, TrainState& state) {

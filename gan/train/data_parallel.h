@@ -44,8 +44,9 @@ void attach_data_parallel(DataParallel& dp, TrainState& state, const TrainConfig
 // G_ema and the checkpoint would depend on which rank wrote them.
 void share_rank0_buffers(Communicator& comm, torch::nn::Module& module);
 
-// The step's losses and D outputs averaged over the ranks (one small all-reduce).
-void average_step_stats(Communicator& comm, StepStats& stats);
+// The number of skipped updates summed over the ranks, so that every rank takes
+// the same decision on a non-finite step (one small all-reduce and a host read).
+void agree_on_skipped_updates(Communicator& comm, StepStats& stats);
 
 // Every rank's noise-stream state gathered into state.rank_noise_states, so that
 // a checkpoint written by rank 0 resumes each rank's own stream.

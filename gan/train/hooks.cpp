@@ -39,11 +39,18 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
                          " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
 }
 
+StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator* comm) {
+  const StepValues v = run.stats.means(comm);
+  if (!v.finite()) throw divergence_error(state, run, v.describe());
+  return v;
+}
+
 namespace {
 
 // `comm` null: this process writes alone (a single process, or rank 0 after a
 // peer failed). `best`: the kept best checkpoint, outside the step files.
 void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm, bool best = false) {
+  read_step_values(state, run, comm);
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
   const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
   const std::string path = (fs::path(run.checkpoint_dir) / name).string();
@@ -92,41 +99,42 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
 
 namespace {
 
-// Running means of the per-step numbers between two log rows, and the progress bar.
+// A row of the means since the last one, and the progress bar (its losses are
+// those of the last row: reading them every step would wait for the device).
 class LogHook final : public TrainHook {
  public:
   explicit LogHook(const TrainConfig& cfg) : every_(cfg.log_every) {}
-  void after_step(TrainState& state, const StepValues& v, RunContext& run) override {
-    sum_.d_loss += v.d_loss, sum_.g_loss += v.g_loss, sum_.d_real += v.d_real, sum_.d_fake += v.d_fake;
+  void after_step(TrainState& state, RunContext& run) override {
     ++steps_;
+    if (run.bar) run.bar->advance();
+    if (state.step % every_ != 0 && !run.last_step(state)) return;
+    const StepValues v = read_step_values(state, run, run.comm);
+    run.stats.clear();
+    if (v.steps == 0) return;  // every update since the last row was skipped as non-finite
     if (run.bar) {
       char post[96];
       std::snprintf(post, sizeof(post), "step %lld  d %.3f  g %.3f", static_cast<long long>(state.step), v.d_loss,
                     v.g_loss);
-      run.bar->advance();
       run.bar->set_postfix(post);
     }
-    if (state.step % every_ != 0 && !run.last_step(state)) return;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double n = static_cast<double>(steps_), its = n / std::max(secs, 1e-9);
+    const double its = static_cast<double>(steps_) / std::max(secs, 1e-9);
     const TrainConfig& cfg = run.cfg;
-    const MetricRow row = {{"d_loss", sum_.d_loss / n}, {"g_loss", sum_.g_loss / n},
-                           {"d_real", sum_.d_real / n}, {"d_fake", sum_.d_fake / n},
-                           {"g_lr", cfg.g_lr},          {"d_lr", cfg.d_lr},
-                           {"it_per_s", its},           {"img_per_s", its * static_cast<double>(cfg.batch_size * cfg.d_steps)}};
+    const MetricRow row = {{"d_loss", v.d_loss}, {"g_loss", v.g_loss},
+                           {"d_real", v.d_real}, {"d_fake", v.d_fake},
+                           {"g_lr", cfg.g_lr},   {"d_lr", cfg.d_lr},
+                           {"it_per_s", its},    {"img_per_s", its * static_cast<double>(cfg.batch_size * cfg.d_steps)}};
     if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);
       run.tb->flush();
     }
-    sum_ = StepValues{};
     steps_ = 0;
     start_ = std::chrono::steady_clock::now();
   }
 
  private:
   int64_t every_;
-  StepValues sum_;
   int64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
@@ -135,7 +143,7 @@ class LogHook final : public TrainHook {
 class CheckpointHook final : public TrainHook {
  public:
   explicit CheckpointHook(const TrainConfig& cfg) : every_(cfg.checkpoint_every) {}
-  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+  void after_step(TrainState& state, RunContext& run) override {
     if ((every_ > 0 && state.step % every_ == 0) || run.stop_requested || run.last_step(state))
       save_checkpoint(state, run);
   }
@@ -146,7 +154,7 @@ class CheckpointHook final : public TrainHook {
 
 class StopHook final : public TrainHook {
  public:
-  void after_step(TrainState&, const StepValues&, RunContext& run) override {
+  void after_step(TrainState&, RunContext& run) override {
     const bool local = stop_requested();
     run.stop_requested = run.sync ? run.sync->any(local) : local;
   }
@@ -155,7 +163,7 @@ class StopHook final : public TrainHook {
 class CallbackHook final : public TrainHook {
  public:
   explicit CallbackHook(std::function<void(TrainState&, RunContext&)> fn) : fn_(std::move(fn)) {}
-  void after_step(TrainState& state, const StepValues&, RunContext& run) override { fn_(state, run); }
+  void after_step(TrainState& state, RunContext& run) override { fn_(state, run); }
 
  private:
   std::function<void(TrainState&, RunContext&)> fn_;

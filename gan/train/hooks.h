@@ -15,15 +15,11 @@
 #include "gan/report/run_log.h"
 #include "gan/report/tensorboard.h"
 #include "gan/train/grad_sync.h"
+#include "gan/train/step_stats_window.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
 namespace hamgan {
-
-// The numbers of the step just completed, read once from the device.
-struct StepValues {
-  double d_loss = 0, g_loss = 0, d_real = 0, d_fake = 0;
-};
 
 // What the hooks of one run share. In a data-parallel job only the main rank
 // (rank 0) writes: the log, TensorBoard, sample grids and checkpoints.
@@ -40,13 +36,14 @@ struct RunContext {
   std::unique_ptr<MetricsLog> log;        // null on the other ranks
   std::unique_ptr<TensorBoardWriter> tb;  // null without cfg.tensorboard, and on the other ranks
   std::unique_ptr<ProgressBar> bar;
+  StepStatsWindow stats;  // the steps since the last log row, on the device (filled by the loop)
   bool last_step(const TrainState& state) const { return state.step >= cfg.steps; }
 };
 
 class TrainHook {
  public:
   virtual ~TrainHook() = default;
-  virtual void after_step(TrainState& state, const StepValues& values, RunContext& run) = 0;
+  virtual void after_step(TrainState& state, RunContext& run) = 0;
 };
 using TrainHooks = std::vector<std::unique_ptr<TrainHook>>;
 
@@ -64,7 +61,8 @@ std::unique_ptr<TrainHook> make_checkpoint_hook(const TrainConfig& cfg);
 std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, RunContext&)> fn);
 
 // Writes the state as the checkpoint of its step and marks it latest; throws the
-// divergence error instead when a weight is non-finite (a broken state is never saved).
+// divergence error instead when a weight, or a loss since the last log row, is
+// non-finite (a broken state is never saved).
 // In a data-parallel job every rank calls it: the noise streams are gathered,
 // rank 0 writes after a barrier, and every rank learns whether it succeeded.
 void save_checkpoint(TrainState& state, RunContext& run);
@@ -74,6 +72,8 @@ void save_best_checkpoint(TrainState& state, RunContext& run);
 struct DivergenceError : Error {
   using Error::Error;
 };
+// The means of run.stats (over every rank with `comm`); throws the divergence error when one is non-finite.
+StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator* comm);
 // "training diverged at step N (what); last good checkpoint: ... (continue from it with --resume ...)".
 DivergenceError divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
 

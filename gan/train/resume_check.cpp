@@ -12,7 +12,7 @@ namespace {
 
 // Keys that change the sequence of updates or random draws from the resumed step on.
 const std::vector<std::string> kReproductionKeys = {
-    "seed", "batch_size", "d_steps", "dataset", "dataset_split", "flip", "loss",
+    "seed", "batch_size", "d_steps", "accumulate", "dataset", "dataset_split", "flip", "loss",
     "beta1", "beta2", "adam_eps", "ema", "ema_decay", "ema_start"};
 // Run control that neither changes the training nor needs recording (steps: extending a run is routine).
 const std::vector<std::string> kRunControlKeys = {"run_dir", "progress", "tensorboard", "steps"};

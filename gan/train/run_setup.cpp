@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "core/atomic_file.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
@@ -49,6 +50,8 @@ LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shar
   lo.seed = cfg.seed;
   lo.flip = cfg.flip;
   lo.workers = cfg.workers;
+  // Page-locked batches let the step's host→device copy run without blocking (CUDA only).
+  lo.pin_memory = resolve_device(cfg.device).is_cuda();
   return lo;
 }
 

@@ -50,7 +50,7 @@ class GridHook final : public TrainHook {
     y_ = torch::tensor(labels, torch::kLong);
   }
 
-  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+  void after_step(TrainState& state, RunContext& run) override {
     if (!run.main || run.stop_requested || (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state)))
       return;
     ScopedRngRestore keep_rng;
@@ -89,7 +89,7 @@ class EvalHook final : public TrainHook {
  public:
   explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every), best_metric_(resolved_best_metric(cfg)) {}
 
-  void after_step(TrainState& state, const StepValues&, RunContext& run) override {
+  void after_step(TrainState& state, RunContext& run) override {
     if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
     EvalSettings settings = eval_settings(run.cfg);

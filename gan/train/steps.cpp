@@ -1,5 +1,6 @@
 #include "gan/train/steps.h"
 
+#include "core/errors.h"
 #include "gan/train/ema.h"
 #include "gan/train/update_guard.h"
 
@@ -10,7 +11,19 @@ void set_requires_grad(torch::nn::Module& m, bool on) {
   for (auto& p : m.parameters()) p.set_requires_grad(on);
 }
 
+int64_t checked_accumulate(int64_t batch, const StepConfig& cfg) {
+  if (cfg.accumulate < 1 || batch % cfg.accumulate != 0)
+    throw ConfigError("accumulate: a batch of " + std::to_string(batch) + " images does not split into " +
+                      std::to_string(cfg.accumulate) + " equal micro-batches; choose a batch_size it divides");
+  return cfg.accumulate;
+}
+
 }  // namespace
+
+torch::Tensor micro_batch(const torch::Tensor& t, int64_t m, int64_t k) {
+  const int64_t n = t.size(0) / k;
+  return k == 1 ? t : t.slice(0, m * n, (m + 1) * n);
+}
 
 std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n, const StepConfig& cfg) {
   const int64_t total = n * cfg.noise_slices, from = n * cfg.noise_slice;
@@ -21,61 +34,80 @@ std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n,
 
 void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
   set_requires_grad(*state.d, true);
-  for (int64_t k = 0; k < cfg.d_steps; ++k) {
+  for (int64_t step = 0; step < cfg.d_steps; ++step) {
     const Batch batch = next_batch();
-    const int64_t b = batch.images.size(0);
-    const torch::Tensor real = cfg.precision.layout(batch.images.to(state.device));
-    const torch::Tensor y_real = batch.labels.to(state.device);
+    const int64_t b = batch.images.size(0), k = checked_accumulate(b, cfg);
+    // non_blocking: the loader hands out pinned batches on CUDA, so the copy overlaps the work queued before it.
+    const torch::Tensor real_all = cfg.precision.layout(batch.images.to(state.device, /*non_blocking=*/true));
+    const torch::Tensor y_real_all = batch.labels.to(state.device, /*non_blocking=*/true);
     UpdateGuard guard(state, cfg.skip_nonfinite);
-    const auto [z, y_fake] = draw_noise(state, b, cfg);
-    torch::Tensor fake;
-    {
-      torch::NoGradGuard no_grad;
-      PrecisionScope precision(cfg.precision);
-      fake = state.g->forward(z, y_fake);
-    }
-    torch::Tensor logits;
-    {
-      // One D call on real and fake together: one spectral-norm power iteration per D update.
-      PrecisionScope precision(cfg.precision);
-      logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake}));
-    }
-    logits = logits.to(torch::kFloat);  // losses in float32 whatever the forward computed in
-    const torch::Tensor on_real = logits.slice(0, 0, b), on_fake = logits.slice(0, b);
-    const torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
+    const auto [z_all, y_fake_all] = draw_noise(state, b, cfg);
     state.d_opt->zero_grad();
-    sync.before_backward(*state.d);
-    loss.backward();
+    torch::Tensor total_loss, real_mean, fake_mean;
+    for (int64_t m = 0; m < k; ++m) {
+      const torch::Tensor real = micro_batch(real_all, m, k), y_real = micro_batch(y_real_all, m, k);
+      const torch::Tensor z = micro_batch(z_all, m, k), y_fake = micro_batch(y_fake_all, m, k);
+      const int64_t n = real.size(0);
+      torch::Tensor fake;
+      {
+        torch::NoGradGuard no_grad;
+        PrecisionScope precision(cfg.precision);
+        fake = state.g->forward(z, y_fake);
+      }
+      torch::Tensor logits;
+      {
+        // One D call on real and fake together: one spectral-norm power iteration per D forward.
+        PrecisionScope precision(cfg.precision);
+        logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake}));
+      }
+      logits = logits.to(torch::kFloat);  // losses in float32 whatever the forward computed in
+      const torch::Tensor on_real = logits.slice(0, 0, n), on_fake = logits.slice(0, n);
+      torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
+      if (k > 1) loss = loss / static_cast<double>(k);  // the k means add up to the batch's mean
+      if (m == k - 1) sync.before_backward(*state.d);   // reduce once, with the summed gradients
+      loss.backward();
+      const torch::Tensor r = on_real.detach().mean(), f = on_fake.detach().mean();
+      total_loss = m == 0 ? loss.detach() : total_loss + loss.detach();
+      real_mean = m == 0 ? r : real_mean + r;
+      fake_mean = m == 0 ? f : fake_mean + f;
+    }
     sync.all_reduce_grads(*state.d);
-    if (guard.update_is_finite(*state.d, loss))
+    if (guard.update_is_finite(*state.d, total_loss))
       state.d_opt->step();
     else
       ++stats.skipped_updates;
-    stats.d_loss = loss.detach();
-    stats.d_real = on_real.detach().mean();
-    stats.d_fake = on_fake.detach().mean();
+    stats.d_loss = total_loss;
+    stats.d_real = k > 1 ? real_mean / static_cast<double>(k) : real_mean;
+    stats.d_fake = k > 1 ? fake_mean / static_cast<double>(k) : fake_mean;
   }
   set_requires_grad(*state.d, false);
 }
 
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
-  const auto [z, y_fake] = draw_noise(state, cfg.batch_size, cfg);
+  const auto [z_all, y_all] = draw_noise(state, cfg.batch_size, cfg);
+  const int64_t k = checked_accumulate(cfg.batch_size, cfg);
   UpdateGuard guard(state, cfg.skip_nonfinite);
-  torch::Tensor logits;
-  {
-    PrecisionScope precision(cfg.precision);
-    logits = state.d->forward(state.g->forward(z, y_fake), y_fake);
-  }
-  const torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat));
   state.g_opt->zero_grad();
-  sync.before_backward(*state.g);
-  loss.backward();
+  torch::Tensor total_loss;
+  for (int64_t m = 0; m < k; ++m) {
+    const torch::Tensor z = micro_batch(z_all, m, k), y = micro_batch(y_all, m, k);
+    torch::Tensor logits;
+    {
+      PrecisionScope precision(cfg.precision);
+      logits = state.d->forward(state.g->forward(z, y), y);
+    }
+    torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat));
+    if (k > 1) loss = loss / static_cast<double>(k);
+    if (m == k - 1) sync.before_backward(*state.g);
+    loss.backward();
+    total_loss = m == 0 ? loss.detach() : total_loss + loss.detach();
+  }
   sync.all_reduce_grads(*state.g);
-  if (guard.update_is_finite(*state.g, loss))
+  if (guard.update_is_finite(*state.g, total_loss))
     state.g_opt->step();
   else
     ++stats.skipped_updates;
-  stats.g_loss = loss.detach();
+  stats.g_loss = total_loss;
 }
 
 void ema_step(TrainState& state, const EmaSchedule& schedule) {

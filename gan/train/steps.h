@@ -2,8 +2,10 @@
 // One training step in three small functions, shaped like BigGAN-PyTorch's
 // train_fns.GAN_training_function: d_step runs `d_steps` discriminator updates
 // on fresh real batches and generated images, g_step one generator update
-// through a frozen D, ema_step the EMA of G's weights. z and fake labels come
-// from the state's own noise stream; all values stay on the device.
+// through a frozen D, ema_step the EMA of G's weights; each update may be split
+// into `accumulate` micro-batches. z and fake labels come from the state's own
+// noise stream, drawn for the whole batch at once (so accumulate does not change
+// them); all values stay on the device.
 #include <torch/torch.h>
 
 #include <functional>
@@ -27,6 +29,10 @@ struct StepConfig {
   int64_t d_steps = 1;     // D updates per G update
   int64_t batch_size = 64; // images per D and per G update
   Precision precision;
+  // Micro-batches per update (gradient accumulation): each takes batch/accumulate
+  // images and adds loss/accumulate to the gradients; data-parallel gradients are
+  // reduced once, during the last micro-batch's backward pass.
+  int64_t accumulate = 1;
   // noise_streams = "global": every rank draws the whole global batch's z and
   // labels from one shared stream and keeps slice `noise_slice` of
   // `noise_slices`, so the images seen do not depend on the world size.
@@ -45,6 +51,9 @@ using BatchSource = std::function<Batch()>;
 // z ~ N(0, I) (n, z_dim) and uniform fake labels (n,), drawn in that order from
 // state.noise, on state.device (this rank's slice under global noise streams).
 std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n, const StepConfig& cfg = {});
+
+// Rows [m·b/k, (m+1)·b/k) of a batch of b: micro-batch m of k.
+torch::Tensor micro_batch(const torch::Tensor& t, int64_t m, int64_t k);
 
 void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& cfg, GradSync& sync, StepStats& stats);
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats);

@@ -79,46 +79,56 @@ void timed_step(TrainState& state, BenchData& data, const StepConfig& step_cfg, 
 }
 
 // The same D and G updates as d_step / g_step, with boundaries between
-// forward, backward and optimiser (data time is not charged).
+// forward, backward and optimiser (data time is not charged); under gradient
+// accumulation each phase sums its micro-batches.
 void split_step(TrainState& state, BenchData& data, const StepConfig& step_cfg, StageTimer& timer) {
+  const int64_t k = step_cfg.accumulate;
+  const double scale = 1.0 / static_cast<double>(k);
   set_requires_grad(*state.d, true);
-  for (int64_t k = 0; k < step_cfg.d_steps; ++k) {
+  for (int64_t step = 0; step < step_cfg.d_steps; ++step) {
     const Batch batch = data.next();
     timer.restart();
-    const int64_t b = batch.images.size(0);
-    const torch::Tensor real = batch.images.to(state.device), y_real = batch.labels.to(state.device);
-    const auto [z, y_fake] = draw_noise(state, b, step_cfg);
-    torch::Tensor fake;
-    torch::Tensor logits;
-    {
-      PrecisionScope scope(step_cfg.precision);
-      {
-        torch::NoGradGuard no_grad;
-        fake = state.g->forward(z, y_fake);
-      }
-      logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake}));
-    }
-    const torch::Tensor loss = discriminator_loss(step_cfg.loss, logits.slice(0, 0, b), logits.slice(0, b));
-    timer.lap(kSplitDForward);
+    const torch::Tensor real_all = step_cfg.precision.layout(batch.images.to(state.device));
+    const torch::Tensor y_real_all = batch.labels.to(state.device);
+    const auto [z_all, y_fake_all] = draw_noise(state, real_all.size(0), step_cfg);
     state.d_opt->zero_grad();
-    loss.backward();
-    timer.lap(kSplitDBackward);
+    for (int64_t m = 0; m < k; ++m) {
+      const torch::Tensor real = micro_batch(real_all, m, k), y_real = micro_batch(y_real_all, m, k);
+      const torch::Tensor z = micro_batch(z_all, m, k), y_fake = micro_batch(y_fake_all, m, k);
+      const int64_t b = real.size(0);
+      torch::Tensor fake, logits;
+      {
+        PrecisionScope scope(step_cfg.precision);
+        {
+          torch::NoGradGuard no_grad;
+          fake = state.g->forward(z, y_fake);
+        }
+        logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake})).to(torch::kFloat);
+      }
+      const torch::Tensor loss = discriminator_loss(step_cfg.loss, logits.slice(0, 0, b), logits.slice(0, b)) * scale;
+      timer.lap(kSplitDForward);
+      loss.backward();
+      timer.lap(kSplitDBackward);
+    }
     state.d_opt->step();
     timer.lap(kSplitDOptimiser);
   }
   set_requires_grad(*state.d, false);
   timer.restart();
-  const auto [z, y_fake] = draw_noise(state, step_cfg.batch_size, step_cfg);
-  torch::Tensor logits;
-  {
-    PrecisionScope scope(step_cfg.precision);
-    logits = state.d->forward(state.g->forward(z, y_fake), y_fake);
-  }
-  const torch::Tensor loss = generator_loss(step_cfg.loss, logits);
-  timer.lap(kSplitGForward);
+  const auto [z_all, y_all] = draw_noise(state, step_cfg.batch_size, step_cfg);
   state.g_opt->zero_grad();
-  loss.backward();
-  timer.lap(kSplitGBackward);
+  for (int64_t m = 0; m < k; ++m) {
+    const torch::Tensor z = micro_batch(z_all, m, k), y = micro_batch(y_all, m, k);
+    torch::Tensor logits;
+    {
+      PrecisionScope scope(step_cfg.precision);
+      logits = state.d->forward(state.g->forward(z, y), y).to(torch::kFloat);
+    }
+    const torch::Tensor loss = generator_loss(step_cfg.loss, logits) * scale;
+    timer.lap(kSplitGForward);
+    loss.backward();
+    timer.lap(kSplitGBackward);
+  }
   state.g_opt->step();
   timer.lap(kSplitGOptimiser);
 }
@@ -164,7 +174,8 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   cfg.validate();
   const torch::Device device = resolve_device(cfg.device);
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
-  const StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, precision};
+  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, precision};
+  step_cfg.accumulate = cfg.accumulate;
   const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
 
   TrainBenchResult r;
@@ -174,6 +185,8 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   r.torch_version = TORCH_VERSION;
   r.precision = precision.name();
   r.batch = cfg.batch_size;
+  r.accumulate = cfg.accumulate;
+  r.channels_last = precision.channels_last;
   r.steps = c.steps;
   r.warmup = c.warmup;
 
@@ -186,7 +199,8 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   BenchData data = open_bench_data(cfg);
   r.data = data.description;
   out << "device: " << r.device << " (" << r.device_name << "), LibTorch " << r.torch_version << ", " << r.precision
-      << "\ndata: " << r.data << "\nbatch " << r.batch << ", " << c.warmup << " warm-up + " << c.steps
+      << (r.channels_last ? ", channels_last" : "") << "\ndata: " << r.data << "\nbatch " << r.batch
+      << (r.accumulate > 1 ? " in " + std::to_string(r.accumulate) + " micro-batches" : "") << ", " << c.warmup << " warm-up + " << c.steps
       << " timed steps\n"
       << std::flush;
 
@@ -241,7 +255,9 @@ std::string train_bench_json(const TrainBenchResult& r) {
   j["precision"] = r.precision;
   j["threads"] = r.threads;
   j["data"] = r.data;
+  j["channels_last"] = r.channels_last;
   j["batch"] = r.batch;
+  j["accumulate"] = r.accumulate;
   j["warmup"] = r.warmup;
   j["steps"] = r.steps;
   j["step_ms"] = 1000.0 * r.step_seconds / static_cast<double>(r.steps);

@@ -36,7 +36,8 @@ const char* train_split_phase_name(size_t phase);  // "d_forward", ..., "g_optim
 
 struct TrainBenchResult {
   std::string device, device_name, torch_version, precision, data;  // data: where the real batches came from
-  int64_t batch = 0, steps = 0, warmup = 0, threads = 0;
+  int64_t batch = 0, accumulate = 1, steps = 0, warmup = 0, threads = 0;
+  bool channels_last = false;
   double step_seconds = 0;  // wall time of the timed steps (device synchronised at both ends)
   double step_cpu_seconds = 0;  // process CPU time (all threads) of the same steps: robust on a busy machine
   double its_per_s = 0, images_per_s = 0;  // images: batch · d_steps real images seen by D per step

@@ -57,6 +57,9 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(float_field("beta2", "Adam beta2", in_range(0, 1)), &T::beta2),
       member_field(float_field("adam_eps", "Adam epsilon", above(0)), &T::adam_eps),
       member_field(int_field("d_steps", "D updates per G update", at_least(1)), &T::d_steps),
+      member_field(int_field("accumulate", "Micro-batches per D and G update (gradient accumulation; batch_size / accumulate in memory)",
+                             at_least(1)),
+                   &T::accumulate),
       make_field<T>(choice_field("loss", {"hinge", "ns"}, "hinge | ns (non-saturating)"),
                     [](const T& c) { return to_string(c.loss); },
                     [](T& c, const std::string& s) { c.loss = parse_loss_type(s); }),
@@ -127,6 +130,9 @@ void TrainConfig::validate() const {
   model.validate();
   validate_fields("train", train_config_fields(), *this);
   resolve_precision(precision, channels_last, resolve_device(device));
+  if (batch_size % accumulate != 0)
+    throw ConfigError("train: batch_size " + std::to_string(batch_size) + " does not split into accumulate = " +
+                      std::to_string(accumulate) + " equal micro-batches; choose an accumulate that divides it");
   if (best_metric != "auto" && best_metric != "none" && eval_every > 0 && !listed(evaluated_metrics(*this), best_metric))
     throw ConfigError("train: best_metric " + best_metric + " is not evaluated (eval_metrics = [" +
                       join_list(evaluated_metrics(*this)) + "]); add it to eval_metrics or choose one of those");

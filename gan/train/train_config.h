@@ -32,6 +32,10 @@ struct TrainConfig {
   double beta2 = 0.999;     // Adam beta2 (TF default; SAGAN paper 0.9)
   double adam_eps = 1e-8;   // Adam epsilon
   int64_t d_steps = 1;      // D updates per G update
+  // Micro-batches per D and per G update, gradients summed before the optimiser step
+  // (BigGAN-PyTorch's num_D_accumulations/num_G_accumulations): batch_size / accumulate
+  // images in memory at a time. BN and spectral norm see each micro-batch on its own.
+  int64_t accumulate = 1;
   LossType loss = LossType::kHinge;
   // EMA of G's weights (used for samples and evaluation)
   bool ema = true;

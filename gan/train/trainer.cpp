@@ -1,6 +1,5 @@
 #include "gan/train/trainer.h"
 
-#include <cmath>
 #include <iostream>
 #include <optional>
 
@@ -16,16 +15,12 @@
 namespace hamgan {
 namespace {
 
-// The step's numbers on the host. A non-finite step ends the run here, unless
-// max_nonfinite_steps allows it: its updates were then skipped (UpdateGuard) and
-// it is counted in `nonfinite_steps`.
-StepValues read_values(const StepStats& s, const TrainState& state, const RunContext& run, int64_t& nonfinite_steps) {
-  const torch::Tensor nums = torch::stack({s.d_loss, s.g_loss, s.d_real, s.d_fake}).to(torch::kCPU, torch::kDouble);
-  const double* v = nums.data_ptr<double>();
-  if (std::isfinite(v[0]) && std::isfinite(v[1]) && s.skipped_updates == 0) return {v[0], v[1], v[2], v[3]};
-  const std::string what = "d_loss " + json_number(v[0]) + ", g_loss " + json_number(v[1]);
+// A step whose updates UpdateGuard skipped (max_nonfinite_steps > 0; the guard
+// has already read the values from the device): counted, reported, and the end
+// of the run once there are more than the config allows.
+void count_skipped_step(const StepStats& s, const TrainState& state, const RunContext& run, int64_t& nonfinite_steps) {
+  const std::string what = std::to_string(s.skipped_updates) + " non-finite update(s)";
   const int64_t allowed = run.cfg.max_nonfinite_steps;
-  if (allowed == 0) throw divergence_error(state, run, what);
   if (++nonfinite_steps > allowed)
     throw divergence_error(state, run, what + "; " + std::to_string(nonfinite_steps) +
                                            " non-finite steps, more than max_nonfinite_steps = " +
@@ -33,10 +28,9 @@ StepValues read_values(const StepStats& s, const TrainState& state, const RunCon
   // Skipped updates leave the weights as they were; anything else is a broken state.
   if (!state.all_finite()) throw divergence_error(state, run, what + "; non-finite weights");
   if (run.main)
-    std::cerr << "train: step " << state.step << " non-finite (" << what << "); its " << s.skipped_updates
+    std::cerr << "train: step " << state.step << " non-finite; its " << s.skipped_updates
               << " non-finite update(s) skipped (" << nonfinite_steps << " of max_nonfinite_steps = " << allowed
               << ")\n";
-  return {v[0], v[1], v[2], v[3]};
 }
 
 // A step's real batches, all read before its first update: a loader error
@@ -96,6 +90,7 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   TrainHooks hooks = std::move(extra_hooks);
   for (auto& h : standard_hooks(cfg)) hooks.push_back(std::move(h));
   StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size / dp.world_size(), precision};
+  step_cfg.accumulate = cfg.accumulate;
   step_cfg.skip_nonfinite = cfg.max_nonfinite_steps > 0;
   if (cfg.noise_streams == "global") {
     step_cfg.noise_slice = dp.rank();
@@ -120,9 +115,13 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
       state.data_position = loader.position();
       ema_step(state, ema);
       step_whole = true;
-      if (dp.comm) average_step_stats(*dp.comm, stats);  // every rank then takes the same decisions
-      const StepValues values = read_values(stats, state, run, result.nonfinite_steps);
-      for (auto& hook : hooks) hook->after_step(state, values, run);
+      // Every rank agrees on a skipped update (the guard has synchronised already).
+      if (dp.comm && step_cfg.skip_nonfinite) agree_on_skipped_updates(*dp.comm, stats);
+      if (stats.skipped_updates > 0)
+        count_skipped_step(stats, state, run, result.nonfinite_steps);
+      else
+        run.stats.add(stats);  // read at the next log row or checkpoint, not now
+      for (auto& hook : hooks) hook->after_step(state, run);
       if (run.stop_requested) {
         result.interrupted = true;
         break;

@@ -184,6 +184,33 @@ TEST(Trainer, NonFiniteLossStopsAndKeepsTheLastGoodCheckpoint) {
   EXPECT_FALSE(fs::exists(dir + "/checkpoints/step_0000004.pt"));
 }
 
+// Losses are summed on the device and read at log rows; with rows far apart the
+// checkpoint's own read still catches a non-finite loss before anything is written.
+TEST(Trainer, NonFiniteLossBetweenLogRowsIsCaughtBeforeTheCheckpoint) {
+  const std::string dir = test::temp_dir("nan_loss_unlogged");
+  TrainConfig c = test::tiny_config(dir);
+  c.steps = 8;
+  c.log_every = 100;
+  const std::string good = dir + "/checkpoints/step_0000002.pt";
+  auto hooks = one_hook([&](TrainState& s) {
+    if (s.step == 3) poison(*s.g);  // step 4's losses become NaN
+  });
+  try {
+    train(c, std::move(hooks));
+    FAIL() << "a NaN loss must stop training";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("training diverged at step 4 (d_loss NaN"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("mean of the last 4 steps"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(good), std::string::npos) << msg;
+  }
+  EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), good);
+  EXPECT_FALSE(fs::exists(dir + "/checkpoints/step_0000004.pt"));
+  // No log row was due: metrics.jsonl holds none of the poisoned steps.
+  const std::string log = dir + "/metrics.jsonl";
+  EXPECT_EQ((fs::exists(log) ? test::file_contents(log) : "").find("NaN"), std::string::npos);
+}
+
 TEST(Trainer, NonFiniteWeightsAreNeverCheckpointed) {
   const std::string dir = test::temp_dir("nan_weights");
   TrainConfig c = test::tiny_config(dir);
