@@ -135,6 +135,15 @@ HamBlockImpl::HamBlockImpl(const HamOptions& o, int64_t channels_, int64_t num_c
   }
 }
 
+namespace {
+
+// True for a (B, C, H, W) tensor stored NHWC (channels_last), whose (B, H·W, C) view needs no copy.
+bool is_nhwc(const torch::Tensor& x) {
+  return x.dim() == 4 && !x.is_contiguous() && x.is_contiguous(torch::MemoryFormat::ChannelsLast);
+}
+
+}  // namespace
+
 HamSolverOptions HamBlockImpl::solver_options() const {
   HamSolverOptions s;
   s.type = options.type;
@@ -155,6 +164,10 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   torch::Tensor X;
   if (literal) {
     X = lower->forward(x).reshape({batch, channels, n});  // (B, d, n)
+  } else if (is_nhwc(x)) {
+    // NHWC (channels_last) input is (B, n, C) in memory: Xᵀ = x·Wᵀ is one matmul, no layout copy.
+    auto w = lower->normalized_weight().reshape({channels, channels});  // (d, C)
+    X = torch::matmul(x.permute({0, 2, 3, 1}).reshape({batch, n, channels}), w.t()).transpose(1, 2);  // (B, d, n)
   } else {
     // The 1×1 conv as one batched matmul: no im2col/format copies in forward or backward.
     auto w = lower->normalized_weight().reshape({channels, channels});                      // (d, C)
@@ -205,6 +218,16 @@ torch::Tensor HamBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
   const int64_t batch = x.size(0);
   auto f = decompose(x, /*literal=*/false);
   auto w_up = upper->normalized_weight().reshape({channels, channels});  // (C, d)
+  if (is_nhwc(x)) {
+    // The same in the NHWC layout, whose (B, n, C) rows the result is built in:
+    // (W_u D Cᵀ)ᵀ = C (W_u D)ᵀ, with W_u D only (B, C, r).
+    const auto h = x.size(2), w = x.size(3);
+    auto as_nhwc = [&](const torch::Tensor& rows) { return rows.view({batch, h, w, channels}).permute({0, 3, 1, 2}); };
+    auto m = torch::matmul(w_up, f.bases);  // (B, C, r)
+    if (bn) return x + sigma * bn->forward(as_nhwc(torch::bmm(f.codes, m.transpose(1, 2))), labels);
+    auto x_rows = x.permute({0, 2, 3, 1}).reshape({batch, h * w, channels});  // (B, n, C), a view
+    return as_nhwc(torch::baddbmm(x_rows, f.codes, (m * sigma).transpose(1, 2)));
+  }
   auto x_flat = x.reshape({batch, channels, -1});                       // (B, C, n)
   if (bn) {
     // CBN needs the activations: X̂ = D Cᵀ, then the upper bread as a batched matmul.

@@ -48,6 +48,11 @@ torch::Tensor GeneratorImpl::forward_traced(const torch::Tensor& z, const torch:
   // (N, 16·stem) → (N, stem, 4, 4), channel-major; TF's NHWC reshape is a fixed
   // permutation of the same linear layer (§1.12).
   auto h = linear_->forward(z).view({z.size(0), -1, 4, 4});
+  // With NHWC conv weights (channels_last) every conv would otherwise copy its
+  // input to NHWC, and its backward the gradient: start G in that layout.
+  const torch::Tensor& w = conv_out_->weight;
+  if (!w.is_contiguous() && w.is_contiguous(torch::MemoryFormat::ChannelsLast))
+    h = h.contiguous(torch::MemoryFormat::ChannelsLast);
   record(h);
   for (size_t i = 0; i < blocks_.size(); ++i) {
     h = blocks_[i]->forward(h, labels);

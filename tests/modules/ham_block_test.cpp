@@ -94,6 +94,37 @@ TEST_P(HamBlockTest, InputGradientMatchesPlainComposition) {
   }
 }
 
+// The NHWC path (one matmul per bread on the (B, n, C) rows, the result built in
+// NHWC) against the default layout, values and gradients, in double precision.
+TEST_P(HamBlockTest, ChannelsLastInputEqualsTheDefaultLayout) {
+  for (int64_t classes : {0, 5}) {
+    HamBlock block(ham_options(GetParam()), 16, classes);
+    block->to(torch::kDouble);
+    block->eval();  // fixed spectral-norm u
+    {
+      torch::NoGradGuard ng;
+      block->sigma.fill_(0.7);
+    }
+    const auto labels = torch::tensor({3, 1}, torch::kLong);
+    const auto x0 = torch::randn({2, 16, 3, 4}, seeded(8)).to(torch::kDouble);
+    const auto w = torch::randn({2, 16, 3, 4}, seeded(9)).to(torch::kDouble);
+    std::vector<torch::Tensor> results;
+    for (bool nhwc : {false, true}) {
+      block->zero_grad();
+      auto x = (nhwc ? x0.contiguous(torch::MemoryFormat::ChannelsLast) : x0.clone()).requires_grad_(true);
+      block->set_generator(seeded(10));
+      auto y = block->forward(x, labels);
+      if (nhwc) EXPECT_TRUE(y.is_contiguous(torch::MemoryFormat::ChannelsLast)) << "classes " << classes;
+      (y * w).sum().backward();
+      results.insert(results.end(), {y.contiguous(), x.grad().contiguous(), block->sigma.grad().clone(),
+                                     block->lower->weight.grad().contiguous(), block->upper->weight.grad().contiguous()});
+    }
+    for (size_t i = 0; i < 5; ++i)
+      EXPECT_TRUE(torch::allclose(results[5 + i], results[i], 1e-10, 1e-12))
+          << "classes " << classes << " tensor " << i << ": " << (results[5 + i] - results[i]).abs().max().item<double>();
+  }
+}
+
 TEST_P(HamBlockTest, OnlineBasesUpdateOnlyInEval) {
   auto o = ham_options(GetParam());
   o.init = HamInit::kOnline;
