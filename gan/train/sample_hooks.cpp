@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/rng.h"
+#include "core/stop_signal.h"
 #include "data/image_io.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/eval/evaluation.h"
@@ -57,11 +58,18 @@ class GridHook final : public TrainHook {
     Generator& g = shown_generator(state);
     const bool was_training = g->is_training();
     torch::Tensor images;
-    {
+    try {
       LocalBatchStatsScope this_rank_only(*g);  // rank 0 draws the grid alone
       BufferSnapshot keep_buffers(*g);
       accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, run.cfg.seed + 12346);
       images = generate(g, z_, y_, 128);
+    } catch (const Interrupted&) {
+      g->train(was_training);
+      // The other ranks are already on their way to the next step: leaving now
+      // would strand them in its all-reduce. Skip the grid; the next step's stop
+      // agreement then stops every rank with a checkpoint.
+      if (run.comm) return;
+      throw;
     }
     g->train(was_training);
     char name[40];

@@ -19,7 +19,9 @@ namespace {
 // has already read the values from the device): counted, reported, and the end
 // of the run once there are more than the config allows.
 void count_skipped_step(const StepStats& s, const TrainState& state, const RunContext& run, int64_t& nonfinite_steps) {
-  const std::string what = std::to_string(s.skipped_updates) + " non-finite update(s)";
+  const torch::Tensor losses = torch::stack({s.d_loss, s.g_loss}).to(torch::kCPU, torch::kDouble);
+  const std::string what = "d_loss " + json_number(losses[0].item<double>()) + ", g_loss " +
+                           json_number(losses[1].item<double>());
   const int64_t allowed = run.cfg.max_nonfinite_steps;
   if (++nonfinite_steps > allowed)
     throw divergence_error(state, run, what + "; " + std::to_string(nonfinite_steps) +
@@ -28,7 +30,7 @@ void count_skipped_step(const StepStats& s, const TrainState& state, const RunCo
   // Skipped updates leave the weights as they were; anything else is a broken state.
   if (!state.all_finite()) throw divergence_error(state, run, what + "; non-finite weights");
   if (run.main)
-    std::cerr << "train: step " << state.step << " non-finite; its " << s.skipped_updates
+    std::cerr << "train: step " << state.step << " non-finite (" << what << "); its " << s.skipped_updates
               << " non-finite update(s) skipped (" << nonfinite_steps << " of max_nonfinite_steps = " << allowed
               << ")\n";
 }
