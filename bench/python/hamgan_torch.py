@@ -1,6 +1,10 @@
 """The networks of a HamGAN config in PyTorch eager Python, for bench/python/train_step.py: built from
 what `hamgan model-info --config F` prints, with the layers of the C++ library (gan/model/*.cpp,
-modules/spectral_norm.cpp, conditional_bn.cpp, ham_block.cpp, ham_decomposition.cpp)."""
+modules/spectral_norm.cpp, conditional_bn.cpp, attention.cpp, ham_block.cpp, ham_decomposition.cpp).
+
+Under bf16 autocast the same parts stay float32 as in the library (modules/fp32_region.h): spectral
+norm's power iteration and W / sigma, batch-norm statistics and normalisation, attention softmaxes and
+the Hamburger's decomposition; convolutions and the other matrix products run in bf16."""
 import re
 import subprocess
 
@@ -30,23 +34,38 @@ def model_info(hamgan, config):
 
 
 def parse_context(description):
-    """'none' or 'ham(nmf, d=32, r=4, K=6/6, one-step, T=1, init=random, cbn)' -> dict."""
+    """'none', 'sa(C=256, qk=32, v=128, pooled keys)' or 'ham(nmf, d=32, r=4, K=6/6, one-step, T=1,
+    init=random, cbn)' -> dict."""
     if description == "none":
         return {"name": "none"}
+    if description.startswith("sa("):
+        if not description.endswith("pooled keys)"):
+            raise SystemExit(f"train_step.py: context block '{description}' is not reproduced here (sa: pooled keys only)")
+        return {"name": "sa"}
     m = re.match(r"ham\((\w+), d=\d+, r=(\d+), K=(\d+)/\d+, ([\w-]+), T=([\d.e+-]+), init=(\w+)", description)
     if not m or m.group(1) != "nmf" or m.group(6) != "random":
-        raise SystemExit(f"train_step.py: context block '{description}' is not reproduced here (none, ham nmf random)")
+        raise SystemExit(f"train_step.py: context block '{description}' is not reproduced here (none, sa, ham nmf random)")
     return {"name": "ham", "rank": int(m.group(2)), "steps": int(m.group(3)), "gradient": m.group(4),
             "temperature": float(m.group(5))}
 
 
 # ---------------------------------------------------------------- layers
 
+def fp32_region(device):
+    """Autocast off: what runs inside stays float32 (modules/fp32_region.h's Fp32Region)."""
+    return torch.autocast(device.type, enabled=False)
+
+
 def l2_normalize(x, eps=1e-12):
     return x * torch.rsqrt(torch.clamp_min(x.square().sum(), eps))
 
 
 def spectral_normalize(weight, u, exact, update):
+    with fp32_region(weight.device):
+        return spectral_normalize_fp32(weight, u, exact, update)
+
+
+def spectral_normalize_fp32(weight, u, exact, update):
     w = weight.reshape(weight.size(0), -1)
     with torch.no_grad():
         v = l2_normalize(torch.mv(w.t(), u))
@@ -119,6 +138,10 @@ class ConditionalBN(nn.Module):
         self.conditional, self.c = classes > 0, c
 
     def forward(self, x, y=None):
+        with fp32_region(x.device):  # statistics and normalisation in float32 (conditional_bn.cpp)
+            return self.forward_fp32(x.float(), y)
+
+    def forward_fp32(self, x, y):
         c = self.c
         g = (self.gain[y] if self.conditional else self.gain).view(-1, c, 1, 1)
         b = (self.bias[y] if self.conditional else self.bias).view(-1, c, 1, 1)
@@ -155,6 +178,16 @@ class HamBlock(nn.Module):
         w_low = self.lower.normalized_weight().reshape(c, c)
         X = torch.relu(torch.bmm(w_low.expand(b, c, c), x.reshape(b, c, n)))  # (B, d, n)
         bases = torch.rand(b, c, self.r, device=x.device)
+        with fp32_region(x.device):  # the decomposition is float32 (ham_decomposition.cpp)
+            codes, bases = self.decompose(X.float(), bases)
+        w_up = self.upper.normalized_weight().reshape(c, c)
+        if self.bn is not None:
+            out = torch.bmm(w_up.expand(b, c, c), torch.bmm(bases, codes.transpose(1, 2)))
+            return x + self.sigma * self.bn(out.view(x.shape), y)
+        m = torch.matmul(w_up, bases) * self.sigma
+        return torch.baddbmm(x.reshape(b, c, n), m, codes.transpose(1, 2)).view(x.shape)
+
+    def decompose(self, X, bases):
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.one_step):
             Xs = X.detach() if self.one_step else X
             codes = torch.softmax(torch.bmm(Xs.transpose(1, 2), bases) / self.t, -1)
@@ -169,15 +202,36 @@ class HamBlock(nn.Module):
         else:
             codes = codes * torch.bmm(X.transpose(1, 2), bases) / (
                 torch.bmm(codes, torch.bmm(bases.transpose(1, 2), bases)) + HAM_EPS)
-        w_up = self.upper.normalized_weight().reshape(c, c)
-        if self.bn is not None:
-            out = torch.bmm(w_up.expand(b, c, c), torch.bmm(bases, codes.transpose(1, 2)))
-            return x + self.sigma * self.bn(out.view(x.shape), y)
-        m = torch.matmul(w_up, bases) * self.sigma
-        return torch.baddbmm(x.reshape(b, c, n), m, codes.transpose(1, 2)).view(x.shape)
+        return codes, bases
+
+
+class SelfAttention(nn.Module):
+    """SAGAN self-attention (modules/attention.cpp): theta, phi (C -> C/8), g (C -> C/2), o (C/2 -> C),
+    bias-free 1x1 convs with exact SN; keys and values 2x2 max-pooled; softmax over the keys without
+    1/sqrt(d) scale; x + sigma * o(out)."""
+
+    def __init__(self, c, init):
+        super().__init__()
+        self.c = c
+        self.theta = SNConv2d(c, c // 8, 1, bias=False, exact=True, init=init)
+        self.phi = SNConv2d(c, c // 8, 1, bias=False, exact=True, init=init)
+        self.g = SNConv2d(c, c // 2, 1, bias=False, exact=True, init=init)
+        self.o = SNConv2d(c // 2, c, 1, bias=False, exact=True, init=init)
+        self.sigma = nn.Parameter(torch.zeros(()))
+
+    def forward(self, x, y=None):
+        b, n = x.size(0), x.size(2) * x.size(3)
+        q = self.theta(x).reshape(b, -1, n)
+        k = F.max_pool2d(self.phi(x), 2).reshape(b, -1, n // 4)
+        v = F.max_pool2d(self.g(x), 2).reshape(b, -1, n // 4)
+        attn = torch.softmax(torch.bmm(q.transpose(1, 2), k).float(), -1)  # float32 softmax, as attention.cpp
+        out = torch.bmm(v, attn.transpose(1, 2).to(v.dtype)).view(b, self.c // 2, x.size(2), x.size(3))
+        return x + self.sigma * self.o(out)
 
 
 def context_block(ctx, c, classes, init):
+    if ctx["name"] == "sa":
+        return SelfAttention(c, init)
     return NoneBlock() if ctx["name"] == "none" else HamBlock(c, ctx, classes, init)
 
 

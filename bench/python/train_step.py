@@ -5,7 +5,9 @@ The same networks as the C++ library (bench/python/hamgan_torch.py), rebuilt fro
 --config F` prints (widths, context position, block options): SAGAN-style
 ResNet G with class-conditional BN, projection D, TF-GAN spectral norm (one
 power iteration per call, W / max(1, sigma); the Hamburger's 1x1 convs W / sigma),
-context blocks `none` and `ham` (NMF, K steps, one-step gradient or BPTT).
+context blocks `none`, `sa` (SAGAN, pooled keys) and `ham` (NMF, K steps, one-step gradient or BPTT).
+Precision as `hamgan --precision`: fp32 (TF32 off), tf32 (TF32 in cuBLAS and cuDNN; the default on CUDA),
+bf16 (G and D forward passes under bf16 autocast with the library's float32 parts, losses in float32).
 Training as the trainer's step functions: hinge (or ns) loss, Adam with the
 config's TTUR rates, d_steps D updates on one D call over real ‖ fake, one G
 update through a frozen D, EMA of G's parameters and buffers. Parameter counts
@@ -59,10 +61,11 @@ def read_idx(path):
 
 class Data:
     """Real batches from a Fashion-MNIST IDX directory (28x28 zero-padded to the model's side, as the C++
-    loader does) when it is there, else uniform random images of the model's shape."""
+    loader does) when it is there, else uniform random images of the model's shape drawn on the training
+    device (as `hamgan bench train`: they stand for a loader that keeps up)."""
 
-    def __init__(self, t, m, generator):
-        self.batch, self.m, self.gen, self.at = t["batch_size"], m, generator, 0
+    def __init__(self, t, m, generator, device):
+        self.batch, self.m, self.gen, self.at, self.device = t["batch_size"], m, generator, 0, device
         split = "t10k" if t["dataset_split"] == "test" else "train"
         images = os.path.join(t["dataset"], f"{split}-images-idx3-ubyte.gz")
         if os.path.isfile(images) and m["image_channels"] == 1:
@@ -80,8 +83,8 @@ class Data:
         m = self.m
         if self.images is None:
             side = m["resolution"]
-            return (torch.rand(self.batch, m["image_channels"], side, side) * 2 - 1,
-                    torch.randint(0, m["num_classes"], (self.batch,)))
+            return (torch.rand(self.batch, m["image_channels"], side, side, device=self.device) * 2 - 1,
+                    torch.randint(0, m["num_classes"], (self.batch,), device=self.device))
         if self.at + self.batch > len(self.order):
             self.order, self.at = torch.randperm(len(self.labels), generator=self.gen), 0
         idx = self.order[self.at:self.at + self.batch]
@@ -89,10 +92,22 @@ class Data:
         return self.images[idx], self.labels[idx]
 
 
+def resolve_precision(name, device):
+    """The `precision` key's modes (gan/train/precision.cpp): auto is tf32 on CUDA, fp32 elsewhere."""
+    if name == "auto":
+        name = "tf32" if device.type == "cuda" else "fp32"
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = name != "fp32"
+        torch.backends.cudnn.allow_tf32 = name != "fp32"
+        torch.backends.cudnn.benchmark = True  # as the trainer on CUDA
+    return name
+
+
 class Bench:
-    def __init__(self, m, t, device, channels_last=False):
+    def __init__(self, m, t, device, channels_last=False, precision="fp32"):
         torch.manual_seed(t["seed"])
         self.m, self.t, self.device = m, t, device
+        self.autocast_dtype = torch.bfloat16 if precision == "bf16" else None
         self.g = Generator(m, parse_context(m["G_context"])).to(device)
         self.d = Discriminator(m, parse_context(m["D_context"])).to(device)
         self.g_ema = Generator(m, parse_context(m["G_context"])).to(device) if t["ema"] else None
@@ -111,6 +126,10 @@ class Bench:
             self.ema_pairs = list(zip(list(self.g.parameters()) + [b for b in self.g.buffers() if b.is_floating_point()],
                                       list(self.g_ema.parameters()) + [b for b in self.g_ema.buffers() if b.is_floating_point()]))
 
+    def forward_precision(self):
+        """bf16: the forward passes under autocast; otherwise nothing changes."""
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast_dtype is not None)
+
     def draw_noise(self, n):
         z = torch.randn(n, self.m["z_dim"], generator=self.noise)
         y = torch.randint(0, self.m["num_classes"], (n,), generator=self.noise)
@@ -122,9 +141,10 @@ class Bench:
             real = real.to(self.device).contiguous(memory_format=self.memory_format)
             y_real = y_real.to(self.device)
             z, y_fake = self.draw_noise(real.size(0))
-            with torch.no_grad():
-                fake = self.g(z, y_fake)
-            logits = self.d(torch.cat([real, fake]), torch.cat([y_real, y_fake]))
+            with self.forward_precision():
+                with torch.no_grad():
+                    fake = self.g(z, y_fake)
+                logits = self.d(torch.cat([real, fake.to(real.dtype)]), torch.cat([y_real, y_fake])).float()
             loss = d_loss_fn(self.t["loss"], logits[:real.size(0)], logits[real.size(0):])
             timer and timer.lap("d_forward")
             self.d_opt.zero_grad()
@@ -136,7 +156,9 @@ class Bench:
 
     def g_step(self, timer=None):
         z, y = self.draw_noise(self.t["batch_size"])
-        loss = g_loss_fn(self.t["loss"], self.d(self.g(z, y), y))
+        with self.forward_precision():
+            logits = self.d(self.g(z, y), y).float()
+        loss = g_loss_fn(self.t["loss"], logits)
         timer and timer.lap("g_forward")
         self.g_opt.zero_grad()
         loss.backward()
@@ -201,6 +223,8 @@ def main():
     p.add_argument("--batch", type=int, default=0, help="images per D and G update (0: the config's batch_size)")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: PyTorch's default)")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--precision", default="auto", choices=("auto", "fp32", "tf32", "bf16"),
+                   help="as hamgan --precision (auto: tf32 on CUDA, fp32 on CPU)")
     p.add_argument("--channels_last", action="store_true", help="NHWC conv weights and real images (also taken from the config's channels_last)")
     p.add_argument("--hamgan", default=os.environ.get("HAMGAN_BIN", "build/hamgan"), help="hamgan binary (model-info)")
     p.add_argument("--params_only", action="store_true", help="check parameter counts against model-info and stop")
@@ -216,14 +240,15 @@ def main():
         t["batch_size"] = a.batch
     m = model_info(a.hamgan, a.config)
     device = torch.device(a.device)
-    bench = Bench(m, t, device, t["channels_last"] or a.channels_last)
+    precision = resolve_precision(a.precision, device)
+    bench = Bench(m, t, device, t["channels_last"] or a.channels_last, precision)
     counts = {net: sum(p.numel() for p in module.parameters()) for net, module in (("G", bench.g), ("D", bench.d))}
     for net in ("G", "D"):
         assert counts[net] == m[net + "_total"], f"{net}: {counts[net]} parameters here, model-info says {m[net + '_total']}"
     if a.params_only:
         print(json.dumps({"G_params": counts["G"], "D_params": counts["D"]}))
         return
-    data = Data(t, m, torch.Generator().manual_seed(t["seed"]))
+    data = Data(t, m, torch.Generator().manual_seed(t["seed"]), device)
     for _ in range(a.warmup):
         full_step(bench, data, Timer(device))
     timer = Timer(device)
@@ -247,7 +272,7 @@ def main():
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda"
         else f"CPU, {torch.get_num_threads()} threads",
         "torch_version": torch.__version__,
-        "precision": "fp32",
+        "precision": precision,
         "channels_last": bool(t["channels_last"] or a.channels_last),
         "threads": torch.get_num_threads(),
         "data": data.description,

@@ -64,16 +64,19 @@ TEST(BenchTrainCli, BadInputIsOneLineError) {
 
 TEST(BenchTrainCli, PytorchReferenceHasModelInfoParameterCounts) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
-  const std::string dir = test::temp_dir("bench_train_py"), config = dir + "/tiny.toml";
-  std::ofstream(config) << "resolution = 32\nimage_channels = 1\nnum_classes = 10\nz_dim = 8\ng_ch = 4\nd_ch = 4\n"
-                           "g_block = \"ham\"\nd_block = \"ham\"\nham_rank = 2\nbatch_size = 4\n";
-  std::string out;
-  const int status = test::run_command("python3 " + std::string(HAMGAN_SOURCE_DIR) +
-                                           "/bench/python/train_step.py --params_only --config " + config +
-                                           " --hamgan " + test::hamgan_bin(),
-                                       &out);
-  if (status == 3) GTEST_SKIP() << out;
-  EXPECT_EQ(status, 0) << out;  // the script asserts the counts itself
+  const std::string dir = test::temp_dir("bench_train_py");
+  for (const std::string block : {"ham", "sa"}) {
+    const std::string config = dir + "/tiny_" + block + ".toml";
+    std::ofstream(config) << "resolution = 32\nimage_channels = 1\nnum_classes = 10\nz_dim = 8\ng_ch = 8\nd_ch = 8\n"
+                             "g_block = \"" << block << "\"\nd_block = \"" << block << "\"\nham_rank = 2\nbatch_size = 4\n";
+    std::string out;
+    const int status = test::run_command("python3 " + std::string(HAMGAN_SOURCE_DIR) +
+                                             "/bench/python/train_step.py --params_only --config " + config +
+                                             " --hamgan " + test::hamgan_bin(),
+                                         &out);
+    if (status == 3) GTEST_SKIP() << out;
+    EXPECT_EQ(status, 0) << block << ": " << out;  // the script asserts the counts itself
+  }
 }
 
 }  // namespace
