@@ -2,7 +2,10 @@
 // Shapes throughout: x (B, d, n), bases D (B, d, r), codes C (B, n, r).
 #include "modules/ham_decomposition.h"
 
+#include <tuple>
+
 #include "modules/fp32_region.h"
+#include "modules/ham_nmf_cpu.h"
 
 namespace hamgan {
 namespace {
@@ -121,6 +124,10 @@ HamFactors ham_local_steps(const torch::Tensor& x_in, const torch::Tensor& bases
     if (one_step) no_grad.emplace();
     switch (o.type) {
       case HamType::kNMF:
+        if (fused_nmf_applies(x, f.bases)) {  // CPU float32 without a graph: one pass per sample
+          std::tie(f.bases, f.codes) = nmf_local_steps_cpu(x, f.bases, o.steps, o.temperature, kHamEps);
+          break;
+        }
         f.codes = nmf_init_codes(x, f.bases, o.temperature);
         for (int64_t k = 0; k < o.steps; ++k) f = nmf_step(x, f);
         break;

@@ -1,0 +1,124 @@
+// The fused CPU kernel of the local NMF steps against the double-precision loop oracle
+// (tests/modules/ham_oracle.h) and against the ATen step functions it replaces, on shapes that
+// cover every rank it takes, positions that do not fill a register tile, odd d and the strided
+// (B, n, d) memory of the Hamburger's channels_last path.
+#include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
+
+#include "modules/ham_decomposition.h"
+#include "modules/ham_nmf_cpu.h"
+#include "tests/modules/ham_oracle.h"
+
+namespace hamgan {
+namespace {
+
+using test::Mat;
+
+torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+
+// C₀ = softmax(XᵀD / T), then `steps` × (C ← C ⊙ XᵀD / (C DᵀD + ε); D ← D ⊙ XC / (D CᵀC + ε)), in double.
+std::pair<Mat, Mat> oracle_nmf(const Mat& x, Mat d, int64_t steps, double t) {
+  using namespace test;
+  auto update = [](const Mat& factor, const Mat& num, const Mat& den) {
+    Mat o = factor;
+    for (size_t i = 0; i < o.v.size(); ++i) o.v[i] = factor.v[i] * num.v[i] / (den.v[i] + kHamEps);
+    return o;
+  };
+  Mat c = softmax_rows(matmul(transpose(x), d), t);
+  for (int64_t k = 0; k < steps; ++k) {
+    c = update(c, matmul(transpose(x), d), matmul(c, matmul(transpose(d), d)));
+    d = update(d, matmul(x, c), matmul(d, matmul(transpose(c), c)));
+  }
+  return {d, c};
+}
+
+// ‖a − b‖ / ‖b‖ over batch element b of two (B, rows, cols) tensors, b read as the reference Mat.
+double relative_error(const torch::Tensor& got, const Mat& want, int64_t b) {
+  const Mat g = test::from_tensor(got, b);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.v.size(); ++i) num += (g.v[i] - want.v[i]) * (g.v[i] - want.v[i]), den += want.v[i] * want.v[i];
+  return std::sqrt(num / den);
+}
+
+struct Shape {
+  int64_t batch, d, n, r;
+};
+
+// The kernel's pair as the decomposition's factors.
+HamFactors fused_nmf(const torch::Tensor& x, const torch::Tensor& bases, int64_t steps, double t) {
+  auto [d, c] = nmf_local_steps_cpu(x, bases, steps, t, kHamEps);
+  return {d, c};
+}
+
+TEST(FusedNmf, MatchesTheDoubleOracleForEveryRank) {
+  // n = 256 and 1024 as at 16×16 and 32×32; 37 and 5 leave a partial tile; d = 23 is odd.
+  const std::vector<Shape> shapes = {{3, 16, 256, 2}, {2, 32, 256, 4}, {2, 64, 64, 8}, {3, 23, 37, 3},
+                                     {2, 8, 5, 1},    {1, 40, 100, 5}, {1, 48, 1024, 6}, {2, 56, 49, 7}};
+  auto g = seeded(7);
+  for (const auto& s : shapes) {
+    const auto x = torch::rand({s.batch, s.d, s.n}, g);  // non-negative, as after the ReLU
+    const auto bases = torch::rand({s.batch, s.d, s.r}, g);
+    for (double t : {1.0, 0.5}) {
+      const HamFactors fused = fused_nmf(x, bases, 6, t);
+      ASSERT_EQ(fused.bases.sizes(), bases.sizes());
+      ASSERT_EQ(fused.codes.sizes(), (std::vector<int64_t>{s.batch, s.n, s.r}));
+      for (int64_t b = 0; b < s.batch; ++b) {
+        const auto [d_want, c_want] = oracle_nmf(test::from_tensor(x, b), test::from_tensor(bases, b), 6, t);
+        EXPECT_LT(relative_error(fused.bases, d_want, b), 1e-5) << s.d << "x" << s.n << " r=" << s.r << " T=" << t;
+        EXPECT_LT(relative_error(fused.codes, c_want, b), 1e-5) << s.d << "x" << s.n << " r=" << s.r << " T=" << t;
+      }
+    }
+  }
+}
+
+TEST(FusedNmf, AgreesWithTheAtenStepsItReplaces) {
+  auto g = seeded(11);
+  const auto x = torch::rand({4, 32, 256}, g), bases = torch::rand({4, 32, 4}, g);
+  HamFactors aten{bases, nmf_init_codes(x, bases, 1.0)};
+  for (int k = 0; k < 6; ++k) aten = nmf_step(x, aten);
+  const HamFactors fused = fused_nmf(x, bases, 6, 1.0);
+  EXPECT_LT(((fused.bases - aten.bases).norm() / aten.bases.norm()).item<double>(), 1e-5);
+  EXPECT_LT(((fused.codes - aten.codes).norm() / aten.codes.norm()).item<double>(), 1e-5);
+  // Zero steps: the softmax initial codes and the bases untouched.
+  const HamFactors start = fused_nmf(x, bases, 0, 1.0);
+  EXPECT_TRUE(torch::equal(start.bases, bases));
+  EXPECT_LT((start.codes - nmf_init_codes(x, bases, 1.0)).abs().max().item<double>(), 1e-6);
+}
+
+TEST(FusedNmf, StridedInputGivesTheSameBits) {
+  // The channels_last Hamburger hands over Xᵀ of a (B, n, d) tensor: the kernel copies either layout
+  // into the same buffer, so the results are identical.
+  auto g = seeded(3);
+  const auto rows = torch::rand({3, 64, 24}, g);  // (B, n, d)
+  const auto bases = torch::rand({3, 24, 3}, g);
+  const auto strided = fused_nmf(rows.transpose(1, 2), bases, 6, 1.0);
+  const auto packed = fused_nmf(rows.transpose(1, 2).contiguous(), bases, 6, 1.0);
+  EXPECT_TRUE(torch::equal(strided.bases, packed.bases));
+  EXPECT_TRUE(torch::equal(strided.codes, packed.codes));
+}
+
+TEST(FusedNmf, TakesOnlyCpuFloat32WithoutAGraph) {
+  const auto x = torch::rand({2, 16, 64}), bases = torch::rand({2, 16, 2});
+  EXPECT_TRUE(fused_nmf_applies(x, bases));
+  EXPECT_FALSE(fused_nmf_applies(x.to(torch::kDouble), bases.to(torch::kDouble)));
+  EXPECT_FALSE(fused_nmf_applies(torch::rand({2, 16, 64}), torch::rand({2, 16, kFusedNmfMaxRank + 1})));
+  const auto x_grad = x.clone().requires_grad_(true);
+  EXPECT_FALSE(fused_nmf_applies(x_grad, bases));  // BPTT: autograd must see the steps
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(fused_nmf_applies(x_grad, bases));
+}
+
+TEST(FusedNmf, TheOneStepDriverRunsItAndMatchesTheOracle) {
+  auto g = seeded(5);
+  const auto x = torch::rand({2, 32, 100}, g), bases = torch::rand({2, 32, 4}, g);
+  HamSolverOptions o;  // NMF, K = 6, one-step
+  const HamFactors f = ham_local_steps(x, bases, o);
+  for (int64_t b = 0; b < 2; ++b) {
+    const auto [d_want, c_want] = oracle_nmf(test::from_tensor(x, b), test::from_tensor(bases, b), 6, 1.0);
+    EXPECT_LT(relative_error(f.bases, d_want, b), 1e-5);
+    EXPECT_LT(relative_error(f.codes, c_want, b), 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace hamgan
