@@ -2,7 +2,7 @@
 # The GPU measurements of docs/training.md ("Training speed") and docs/ham.md (Table 3), in calls short
 # enough for a lent GPU machine that has CUDA, cmake, ninja and PyTorch but no package registry.
 #
-#   ../shared/gpu/fetch-deps.sh           # on the development machine, once: the C++ libraries, in .gpu-deps
+#   scripts/offline_deps.sh               # on a Debian machine with apt, once: the C++ libraries, in .gpu-deps
 #   bench/gpu_session.sh build            # on the GPU machine (carry .gpu-deps): configure and build build-gpu/
 #   bench/gpu_session.sh test             # ctest on the GPU build (the CUDA tests run instead of skipping)
 #   bench/gpu_session.sh bench            # training speed (HamGAN and the PyTorch reference) and Table 3
@@ -10,9 +10,10 @@
 # Each phase fits in 10 minutes on 16 cores and one H100; `bench train` and `bench modules` run one half of
 # `bench` each. Results gather in /tmp/hamgan-gpu (kept between the calls of one machine) and are copied
 # to $OUT (else gpu-results/) after each phase as two files, since the device tool returns few:
-# gpu_results.tar.gz, every JSON file and log, and summary.txt, the tables. Environment: HAMGAN_GPU_STEPS (timed training steps, 20),
-# HAMGAN_GPU_CONFIGS (default "imagenet128_ham imagenet128_sa"), HAMGAN_GPU_PRECISIONS ("tf32 bf16"),
-# HAMGAN_GPU_BATCH (256), HAMGAN_BENCH_DEVICE (cuda; cpu runs the same commands for a dry run).
+# gpu_results.tar.gz, every JSON file and log, and summary.txt, the tables.
+# Environment: HAMGAN_GPU_STEPS (timed training steps, 20), HAMGAN_GPU_CONFIGS (default
+# "imagenet128_ham imagenet128_sa"), HAMGAN_GPU_PRECISIONS ("tf32 bf16"), HAMGAN_GPU_BATCH (256),
+# HAMGAN_BENCH_DEVICE (cuda; cpu runs the same commands for a dry run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 phase="${1:?usage: bench/gpu_session.sh build|test|bench [train|modules]}"
@@ -45,7 +46,7 @@ case "$phase" in
       { tail -n 40 "$res/build.log"; pack; exit 1; }
     echo "build: $(($(date +%s) - start)) s" | tee -a "$summary"
     if ldd "$BIN" | grep "not found"; then
-      echo "build: libraries missing at run time (add their packages to fetch-deps.sh)" | tee -a "$summary"
+      echo "build: libraries missing at run time (add their packages to scripts/offline_deps.sh)" | tee -a "$summary"
       pack
       exit 1
     fi
@@ -71,7 +72,7 @@ case "$phase" in
     if [ "$part" = all ] || [ "$part" = train ]; then
       for config in ${HAMGAN_GPU_CONFIGS:-imagenet128_ham imagenet128_sa}; do
         for precision in ${HAMGAN_GPU_PRECISIONS:-tf32 bf16}; do
-          HAMGAN_BUILD_DIR="$HAMGAN_BUILD_DIR" bench/train_vs_pytorch.sh "experiments/$config.toml" "$steps" 8 \
+          bench/train_vs_pytorch.sh "experiments/$config.toml" "$steps" 8 \
             "$batch" "$res" "$precision" "$device" 2>&1 | tee -a "$summary" ||
             echo "$config $precision: failed (see above)" | tee -a "$summary"
         done

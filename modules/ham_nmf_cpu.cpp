@@ -194,7 +194,7 @@ std::pair<torch::Tensor, torch::Tensor> nmf_local_steps_cpu(const torch::Tensor&
               " and ", bases_in.sizes());
   const int64_t batch = x.size(0), d = x.size(1), n = x.size(2), rank = bases_in.size(2);
   const int64_t n_pad = (n + kTile - 1) / kTile * kTile;
-  torch::Tensor bases = bases_in.contiguous().clone();  // updated in place, sample by sample
+  torch::Tensor bases = bases_in.clone(at::MemoryFormat::Contiguous);  // updated in place, sample by sample
   torch::Tensor codes = torch::empty({batch, n, rank}, x.options());
   const float* xp = x.data_ptr<float>();
   const int64_t sb = x.stride(0), sd = x.stride(1), sn = x.stride(2);

@@ -43,14 +43,11 @@ TEST(HamNMF, UpdatesMatchFormula) {
   for (int64_t b = 0; b < 2; ++b) {
     Mat X = test::from_tensor(x, b), D = test::from_tensor(d, b), C = test::from_tensor(c, b);
     // C ← C ⊙ (XᵀD) / (C DᵀD + ε)
-    Mat num = test::matmul(test::transpose(X), D), den = test::matmul(C, test::matmul(test::transpose(D), D));
-    Mat C1(C.rows, C.cols);
-    for (size_t i = 0; i < C.v.size(); ++i) C1.v[i] = C.v[i] * num.v[i] / (den.v[i] + 1e-6);
+    Mat C1 = test::nmf_update(C, test::matmul(test::transpose(X), D),
+                              test::matmul(C, test::matmul(test::transpose(D), D)), 1e-6);
     EXPECT_LT(test::max_abs_diff(C1, c1, b), 1e-12);
     // D ← D ⊙ (X C) / (D CᵀC + ε), with the new C
-    Mat numd = test::matmul(X, C1), dend = test::matmul(D, test::matmul(test::transpose(C1), C1));
-    Mat D1(D.rows, D.cols);
-    for (size_t i = 0; i < D.v.size(); ++i) D1.v[i] = D.v[i] * numd.v[i] / (dend.v[i] + 1e-6);
+    Mat D1 = test::nmf_update(D, test::matmul(X, C1), test::matmul(D, test::matmul(test::transpose(C1), C1)), 1e-6);
     EXPECT_LT(test::max_abs_diff(D1, d1, b), 1e-12);
   }
   // The float32 path agrees with the double formula to float precision.

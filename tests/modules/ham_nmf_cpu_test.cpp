@@ -16,22 +16,6 @@ using test::Mat;
 
 torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
 
-// C₀ = softmax(XᵀD / T), then `steps` × (C ← C ⊙ XᵀD / (C DᵀD + ε); D ← D ⊙ XC / (D CᵀC + ε)), in double.
-std::pair<Mat, Mat> oracle_nmf(const Mat& x, Mat d, int64_t steps, double t) {
-  using namespace test;
-  auto update = [](const Mat& factor, const Mat& num, const Mat& den) {
-    Mat o = factor;
-    for (size_t i = 0; i < o.v.size(); ++i) o.v[i] = factor.v[i] * num.v[i] / (den.v[i] + kHamEps);
-    return o;
-  };
-  Mat c = softmax_rows(matmul(transpose(x), d), t);
-  for (int64_t k = 0; k < steps; ++k) {
-    c = update(c, matmul(transpose(x), d), matmul(c, matmul(transpose(d), d)));
-    d = update(d, matmul(x, c), matmul(d, matmul(transpose(c), c)));
-  }
-  return {d, c};
-}
-
 // ‖a − b‖ / ‖b‖ over batch element b of two (B, rows, cols) tensors, b read as the reference Mat.
 double relative_error(const torch::Tensor& got, const Mat& want, int64_t b) {
   const Mat g = test::from_tensor(got, b);
@@ -63,7 +47,7 @@ TEST(FusedNmf, MatchesTheDoubleOracleForEveryRank) {
       ASSERT_EQ(fused.bases.sizes(), bases.sizes());
       ASSERT_EQ(fused.codes.sizes(), (std::vector<int64_t>{s.batch, s.n, s.r}));
       for (int64_t b = 0; b < s.batch; ++b) {
-        const auto [d_want, c_want] = oracle_nmf(test::from_tensor(x, b), test::from_tensor(bases, b), 6, t);
+        const auto [d_want, c_want] = test::nmf_local_steps(test::from_tensor(x, b), test::from_tensor(bases, b), 6, t, kHamEps);
         EXPECT_LT(relative_error(fused.bases, d_want, b), 1e-5) << s.d << "x" << s.n << " r=" << s.r << " T=" << t;
         EXPECT_LT(relative_error(fused.codes, c_want, b), 1e-5) << s.d << "x" << s.n << " r=" << s.r << " T=" << t;
       }
@@ -114,7 +98,7 @@ TEST(FusedNmf, TheOneStepDriverRunsItAndMatchesTheOracle) {
   HamSolverOptions o;  // NMF, K = 6, one-step
   const HamFactors f = ham_local_steps(x, bases, o);
   for (int64_t b = 0; b < 2; ++b) {
-    const auto [d_want, c_want] = oracle_nmf(test::from_tensor(x, b), test::from_tensor(bases, b), 6, 1.0);
+    const auto [d_want, c_want] = test::nmf_local_steps(test::from_tensor(x, b), test::from_tensor(bases, b), 6, 1.0, kHamEps);
     EXPECT_LT(relative_error(f.bases, d_want, b), 1e-5);
     EXPECT_LT(relative_error(f.codes, c_want, b), 1e-5);
   }

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace hamgan::test {
@@ -91,6 +92,24 @@ inline Mat solve(Mat a, Mat b) {
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < b.cols; ++j) b(i, j) /= a(i, i);
   return b;
+}
+
+// One multiplicative NMF update, element-wise: factor ⊙ num / (den + eps).
+inline Mat nmf_update(const Mat& factor, const Mat& num, const Mat& den, double eps) {
+  Mat o = factor;
+  for (size_t i = 0; i < o.v.size(); ++i) o.v[i] = factor.v[i] * num.v[i] / (den.v[i] + eps);
+  return o;
+}
+
+// C₀ = softmax(XᵀD / T), then `steps` × (C ← C ⊙ XᵀD / (C DᵀD + ε); D ← D ⊙ XC / (D CᵀC + ε)).
+// Returns {D, C}.
+inline std::pair<Mat, Mat> nmf_local_steps(const Mat& x, Mat d, int64_t steps, double t, double eps) {
+  Mat c = softmax_rows(matmul(transpose(x), d), t);
+  for (int64_t k = 0; k < steps; ++k) {
+    c = nmf_update(c, matmul(transpose(x), d), matmul(c, matmul(transpose(d), d)), eps);
+    d = nmf_update(d, matmul(x, c), matmul(d, matmul(transpose(c), c)), eps);
+  }
+  return {d, c};
 }
 
 }  // namespace hamgan::test
