@@ -77,6 +77,24 @@ HAMGAN_INLINE void bases_times_x(const SampleBuffers& s) {
   }
 }
 
+// xc rows i … i+V−1 = those rows of X times the R code rows; V·R accumulators stay in registers over n.
+template <int R, int V>
+HAMGAN_INLINE void x_times_codes(const SampleBuffers& s, int64_t i) {
+  Vec8 acc[V][R];
+  for (int v = 0; v < V; ++v)
+    for (int k = 0; k < R; ++k) acc[v][k] = broadcast(0.f);
+  for (int64_t j = 0; j < s.n_pad; j += kLanes) {
+    Vec8 xv[V];
+    for (int v = 0; v < V; ++v) xv[v] = load8(s.x + (i + v) * s.n_pad + j);
+    for (int k = 0; k < R; ++k) {
+      const Vec8 ck = load8(s.codes + k * s.n_pad + j);
+      for (int v = 0; v < V; ++v) acc[v][k] += xv[v] * ck;
+    }
+  }
+  for (int v = 0; v < V; ++v)
+    for (int k = 0; k < R; ++k) s.xc[(i + v) * R + k] = lane_sum(acc[v][k]);
+}
+
 // C₀ = softmax_r(XᵀD / T) on the real positions, 0 on the padding.
 template <int R>
 HAMGAN_INLINE void init_codes(const SampleBuffers& s, float temperature) {
@@ -121,33 +139,11 @@ HAMGAN_INLINE void nmf_step(const SampleBuffers& s) {
       for (int64_t j = 0; j < s.n_pad; j += kLanes) acc += load8(s.codes + k * s.n_pad + j) * load8(s.codes + l * s.n_pad + j);
       ctc[k * R + l] = ctc[l * R + k] = lane_sum(acc);
     }
-  // X C: a tile of rows of X against the R code rows.
+  // X C: tiles of V rows of X against the R code rows, then single rows for what d leaves over.
   constexpr int V = kVectorsPerTile<R>;
   int64_t i = 0;
-  for (; i + V <= s.d; i += V) {
-    Vec8 acc[V][R];
-    for (int v = 0; v < V; ++v)
-      for (int k = 0; k < R; ++k) acc[v][k] = broadcast(0.f);
-    for (int64_t j = 0; j < s.n_pad; j += kLanes) {
-      Vec8 xv[V];
-      for (int v = 0; v < V; ++v) xv[v] = load8(s.x + (i + v) * s.n_pad + j);
-      for (int k = 0; k < R; ++k) {
-        const Vec8 ck = load8(s.codes + k * s.n_pad + j);
-        for (int v = 0; v < V; ++v) acc[v][k] += xv[v] * ck;
-      }
-    }
-    for (int v = 0; v < V; ++v)
-      for (int k = 0; k < R; ++k) s.xc[(i + v) * R + k] = lane_sum(acc[v][k]);
-  }
-  for (; i < s.d; ++i) {
-    Vec8 acc[R];
-    for (int k = 0; k < R; ++k) acc[k] = broadcast(0.f);
-    for (int64_t j = 0; j < s.n_pad; j += kLanes) {
-      const Vec8 xi = load8(s.x + i * s.n_pad + j);
-      for (int k = 0; k < R; ++k) acc[k] += xi * load8(s.codes + k * s.n_pad + j);
-    }
-    for (int k = 0; k < R; ++k) s.xc[i * R + k] = lane_sum(acc[k]);
-  }
+  for (; i + V <= s.d; i += V) x_times_codes<R, V>(s, i);
+  for (; i < s.d; ++i) x_times_codes<R, 1>(s, i);
   for (int64_t row = 0; row < s.d; ++row) {
     float updated[R];
     for (int k = 0; k < R; ++k) {
