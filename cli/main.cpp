@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "core/build_info.h"
 #include "core/errors.h"
+#include "core/heap_policy.h"
 #include "core/stop_signal.h"
 
 namespace hamgan::cli {
@@ -33,6 +34,7 @@ static std::string one_line(std::string s) {
 using hamgan::cli::one_line;
 
 int main(int argc, char** argv) {
+  hamgan::keep_freed_heap_memory();  // before any tensor: steps reuse their pages (core/heap_policy.h)
   hamgan::set_command_line(argc, argv);
   CLI::App app{"HamGAN: class-conditional GANs with Hamburger, attention and YLG context blocks"};
   app.require_subcommand(1);
