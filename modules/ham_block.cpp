@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "modules/block_options.h"
 #include "modules/fp32_region.h"
+#include "modules/ham_nmf_cpu.h"
 
 namespace hamgan {
 namespace {
@@ -29,6 +30,25 @@ struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
     auto grad_x = torch::bmm(saved[1], (grads[0] * saved[2]).transpose(1, 2));  // (B, d, r)·(B, r, n)
     grad_x.mul_(mask);
     return {grad_x, torch::Tensor(), torch::Tensor()};
+  }
+};
+
+// The same node on the CPU for float32 with r ≤ 8: ReLU, the K local steps and the final code
+// update in one pass per sample (modules/ham_nmf_cpu.h), saving the mask, S and D; the backward
+// writes ∂X in X's layout. Outputs: the codes (differentiable) and the bases (constant).
+struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                                const torch::Tensor& bases, int64_t steps, double temperature) {
+    auto r = nmf_one_step_cpu(x, bases, steps, temperature, kHamEps, /*keep_for_backward=*/true);
+    ctx->save_for_backward({r.positive, r.scale, r.bases, r.codes});
+    ctx->mark_non_differentiable({r.bases});
+    return {r.codes, r.bases};
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const NmfOneStepCpu state{saved[2], saved[3], saved[1], saved[0]};
+    return {nmf_one_step_backward_cpu(grads[0], state), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -178,24 +198,38 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   X = to_fp32_if_reduced(X);
   const auto so = solver_options();
   const bool nmf = options.type == HamType::kNMF;
-  // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
-  const bool fused = nmf && so.gradient == HamGradient::kOneStep && X.requires_grad() && torch::GradMode::is_enabled();
-  // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
-  // the conv does not need its output for backward.
-  if (fused) {
-    torch::NoGradGuard no_grad;
-    X.relu_();
-  } else if (nmf) {
-    X = torch::relu_(X);
-  }
+  const bool nmf_one_step = nmf && so.gradient == HamGradient::kOneStep;
+  const bool with_graph = X.requires_grad() && torch::GradMode::is_enabled();
   torch::Tensor bases0;
   if (online_bases.defined()) {
     bases0 = online_bases.to(X.dtype()).expand({batch, channels, rank}).contiguous();  // (B, d, r)
   } else {
     bases0 = ham_random_bases(options.type, batch, channels, rank, X.options().requires_grad(false), generator_);
   }
-  auto f = ham_local_steps(fused ? X.detach() : X, bases0, so);
-  f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
+  HamFactors f;
+  if (nmf_one_step && fused_nmf_takes(X, bases0)) {
+    // CPU float32: ReLU, the K steps and the final code update in one kernel (FusedNmfOneStep).
+    if (with_graph) {
+      auto out = FusedNmfOneStep::apply(X, bases0, so.steps, so.temperature);
+      f = {out[1], out[0]};
+    } else {
+      auto r = nmf_one_step_cpu(X, bases0, so.steps, so.temperature, kHamEps, /*keep_for_backward=*/false);
+      f = {r.bases, r.codes};
+    }
+  } else {
+    // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
+    const bool fused = nmf_one_step && with_graph;
+    // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
+    // the conv does not need its output for backward.
+    if (fused) {
+      torch::NoGradGuard no_grad;
+      X.relu_();
+    } else if (nmf) {
+      X = torch::relu_(X);
+    }
+    f = ham_local_steps(fused ? X.detach() : X, bases0, so);
+    f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
+  }
   if (online_bases.defined() && !is_training()) online_update(f.bases);
   return f;
 }

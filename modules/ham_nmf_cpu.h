@@ -1,6 +1,7 @@
 #pragma once
 // The K local NMF steps (modules/ham_decomposition.h: nmf_init_codes, then K × nmf_step; that file calls this one) fused
-// into one pass per sample on the CPU, for float32 without autograd.
+// into one pass per sample on the CPU, for float32 without autograd; and the Hamburger's whole one-step
+// decomposition (ReLU, K steps, the differentiated final code update) with its backward.
 //
 // Why: at the Hamburger's GAN shapes (d = 16…64, n = 256…1024, r = d/8 = 2…8) every batched
 // product of the ATen path has an r-wide side, too thin for the BLAS kernels, and each of the
@@ -17,8 +18,11 @@ namespace hamgan {
 // Largest rank the fused kernel handles (its codes for one position live in registers).
 constexpr int64_t kFusedNmfMaxRank = 8;
 
-// Whether nmf_local_steps_cpu takes these inputs: CPU float32, 1 ≤ r ≤ kFusedNmfMaxRank,
-// and no autograd graph wanted (the caller's one-step gradient, or evaluation).
+// Whether the kernels take these inputs: CPU float32 x (B, d, n) and bases (B, d, r), 1 ≤ r ≤ kFusedNmfMaxRank.
+bool fused_nmf_takes(const torch::Tensor& x, const torch::Tensor& bases);
+
+// Whether nmf_local_steps_cpu takes these inputs: fused_nmf_takes, and no autograd graph wanted
+// (the caller's one-step gradient, or evaluation).
 bool fused_nmf_applies(const torch::Tensor& x, const torch::Tensor& bases);
 
 // x (B, d, n) with any strides, bases (B, d, r): the factors after C₀ = softmax_r(XᵀD / T) and
@@ -26,5 +30,22 @@ bool fused_nmf_applies(const torch::Tensor& x, const torch::Tensor& bases);
 // contiguous pair (bases (B, d, r), codes (B, n, r)).
 std::pair<torch::Tensor, torch::Tensor> nmf_local_steps_cpu(const torch::Tensor& x, const torch::Tensor& bases,
                                                             int64_t steps, double temperature, double eps);
+
+// The Hamburger's whole one-step NMF in one pass per sample: X = ReLU(x), the K local steps, then
+// the differentiated final code update C = (XᵀD) ⊙ S with S = C_K / (C_K DᵀD + ε) held constant.
+// Besides the factors it returns S and, when `keep_for_backward`, the mask x > 0 in x's layout: all
+// that nmf_one_step_backward_cpu needs (x itself is not kept).
+struct NmfOneStepCpu {
+  torch::Tensor bases;     // (B, d, r), constant
+  torch::Tensor codes;     // (B, n, r), the final codes
+  torch::Tensor scale;     // (B, n, r): S
+  torch::Tensor positive;  // (B, d, n) bool; undefined unless kept for backward
+};
+NmfOneStepCpu nmf_one_step_cpu(const torch::Tensor& x, const torch::Tensor& bases, int64_t steps, double temperature,
+                               double eps, bool keep_for_backward);
+
+// ∂L/∂x of the final codes: [x > 0] ⊙ D (∂L/∂C ⊙ S)ᵀ, in the mask's layout (x's, for the (d, n) and
+// channels_last layouts), so the bread's backward reads it without a copy.
+torch::Tensor nmf_one_step_backward_cpu(const torch::Tensor& grad_codes, const NmfOneStepCpu& saved);
 
 }  // namespace hamgan

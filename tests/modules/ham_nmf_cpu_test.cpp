@@ -5,6 +5,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "modules/ham_decomposition.h"
 #include "modules/ham_nmf_cpu.h"
 #include "tests/modules/ham_oracle.h"
@@ -102,6 +104,65 @@ TEST(FusedNmf, TheOneStepDriverRunsItAndMatchesTheOracle) {
     EXPECT_LT(relative_error(f.bases, d_want, b), 1e-5);
     EXPECT_LT(relative_error(f.codes, c_want, b), 1e-5);
   }
+}
+
+// The oracle of the one-step node for one sample: X = ReLU(x), the K local steps, S = C / (C DᵀD + ε),
+// the final codes (XᵀD) ⊙ S and, for an upstream gradient G, ∂x = [x > 0] ⊙ D (G ⊙ S)ᵀ.
+struct OneStepOracle {
+  Mat bases, codes, scale, grad_x;
+};
+
+OneStepOracle one_step_oracle(const Mat& x_raw, const Mat& bases0, const Mat& grad, int64_t steps, double t) {
+  Mat x = x_raw;
+  for (auto& v : x.v) v = std::max(v, 0.0);
+  auto [d, c] = test::nmf_local_steps(x, bases0, steps, t, kHamEps);
+  const Mat den = test::matmul(c, test::matmul(test::transpose(d), d));
+  Mat scale = c;
+  for (size_t i = 0; i < scale.v.size(); ++i) scale.v[i] = c.v[i] / (den.v[i] + kHamEps);
+  Mat codes = test::matmul(test::transpose(x), d);
+  for (size_t i = 0; i < codes.v.size(); ++i) codes.v[i] *= scale.v[i];
+  Mat gs = grad;
+  for (size_t i = 0; i < gs.v.size(); ++i) gs.v[i] *= scale.v[i];
+  Mat grad_x = test::matmul(d, test::transpose(gs));
+  for (size_t i = 0; i < grad_x.v.size(); ++i) grad_x.v[i] = x_raw.v[i] > 0 ? grad_x.v[i] : 0.0;
+  return {d, codes, scale, grad_x};
+}
+
+TEST(FusedNmfOneStep, ForwardAndBackwardMatchTheOracle) {
+  // Both layouts of x: packed (B, d, n) and the channels_last bread's Xᵀ of a (B, n, d) tensor; ranks
+  // 1-8, d and n that leave partial vectors and tiles.
+  const std::vector<Shape> shapes = {{2, 32, 256, 4}, {3, 23, 37, 3}, {2, 64, 64, 8}, {1, 8, 5, 1}, {2, 16, 49, 2}};
+  auto g = seeded(21);
+  for (const auto& s : shapes) {
+    for (bool strided : {false, true}) {
+      const auto x = strided ? torch::randn({s.batch, s.n, s.d}, g).transpose(1, 2) : torch::randn({s.batch, s.d, s.n}, g);
+      const auto bases = torch::rand({s.batch, s.d, s.r}, g);
+      const auto grad = torch::randn({s.batch, s.n, s.r}, g);
+      const NmfOneStepCpu out = nmf_one_step_cpu(x, bases, 6, 1.0, kHamEps, /*keep_for_backward=*/true);
+      const auto grad_x = nmf_one_step_backward_cpu(grad, out);
+      const std::string at = std::to_string(s.d) + "x" + std::to_string(s.n) + " r=" + std::to_string(s.r) +
+                             (strided ? " channels_last" : " packed");
+      EXPECT_EQ(grad_x.strides(), x.strides()) << at << ": the gradient keeps x's layout";
+      EXPECT_TRUE(torch::equal(out.positive, x.gt(0))) << at;
+      for (int64_t b = 0; b < s.batch; ++b) {
+        const auto want = one_step_oracle(test::from_tensor(x, b), test::from_tensor(bases, b), test::from_tensor(grad, b), 6, 1.0);
+        EXPECT_LT(relative_error(out.bases, want.bases, b), 1e-5) << at;
+        EXPECT_LT(relative_error(out.scale, want.scale, b), 1e-5) << at;
+        EXPECT_LT(relative_error(out.codes, want.codes, b), 1e-5) << at;
+        EXPECT_LT(relative_error(grad_x, want.grad_x, b), 1e-5) << at;
+      }
+    }
+  }
+}
+
+TEST(FusedNmfOneStep, ANanInTheInputReachesTheCodes) {
+  // The trainer's non-finite check must see a broken activation, so the ReLU keeps NaN as torch::relu does.
+  auto x = torch::rand({2, 16, 32});
+  x[1][3][7] = std::numeric_limits<float>::quiet_NaN();
+  const auto out = nmf_one_step_cpu(x, torch::rand({2, 16, 2}), 6, 1.0, kHamEps, /*keep_for_backward=*/false);
+  EXPECT_TRUE(out.codes[0].isfinite().all().item<bool>());
+  EXPECT_FALSE(out.codes[1].isfinite().all().item<bool>());
+  EXPECT_FALSE(out.positive.defined());
 }
 
 }  // namespace
