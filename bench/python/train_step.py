@@ -14,6 +14,7 @@ update through a frozen D, EMA of G's parameters and buffers. Parameter counts
 are asserted equal to model-info's before anything is timed.
 
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 30 --threads 2 --out F.json
+  python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --flops   # the blocks' FLOP share
 Prints the JSON keys of `hamgan bench train --out`. Benchmark code only: the library never imports it.
 """
 import argparse
@@ -215,6 +216,25 @@ def split_step(bench, data, timer):
     bench.g_step(timer)
 
 
+def count_step_flops(bench, data):
+    """Matmul/conv FLOPs (forward and backward) of one full step: D update, G update, EMA."""
+    from torch.utils.flop_counter import FlopCounterMode
+    full_step(bench, data, Timer(bench.device))  # past step 0's one-off work
+    counter = FlopCounterMode(display=False)
+    with counter:
+        full_step(bench, data, Timer(bench.device))
+    return counter.get_total_flops()
+
+
+def step_flops(m, t, device, data):
+    """The config's step FLOPs against the same step with no context blocks: the blocks' share is the
+    difference (the counter's per-module split misattributes backward work around parameter-free modules)."""
+    with_blocks = count_step_flops(Bench(m, t, device), data)
+    without = count_step_flops(Bench({**m, "G_context": "none", "D_context": "none"}, t, device), data)
+    return {"step_flops": with_blocks, "step_flops_without_context": without,
+            "context_flops": with_blocks - without, "context_share": (with_blocks - without) / with_blocks}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True, help="HamGAN experiment TOML file")
@@ -228,6 +248,9 @@ def main():
     p.add_argument("--channels_last", action="store_true", help="NHWC conv weights and real images (also taken from the config's channels_last)")
     p.add_argument("--hamgan", default=os.environ.get("HAMGAN_BIN", "build/hamgan"), help="hamgan binary (model-info)")
     p.add_argument("--params_only", action="store_true", help="check parameter counts against model-info and stop")
+    p.add_argument("--flops", action="store_true",
+                   help="count one training step's matmul/conv FLOPs (torch.utils.flop_counter) with and without "
+                        "the context blocks, and stop")
     p.add_argument("--out", help="write the JSON here too")
     a = p.parse_args()
     if a.steps < 1:
@@ -249,6 +272,9 @@ def main():
         print(json.dumps({"G_params": counts["G"], "D_params": counts["D"]}))
         return
     data = Data(t, m, torch.Generator().manual_seed(t["seed"]), device)
+    if a.flops:
+        print(json.dumps(step_flops(m, t, device, data), indent=2))
+        return
     for _ in range(a.warmup):
         full_step(bench, data, Timer(device))
     timer = Timer(device)
