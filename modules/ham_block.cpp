@@ -40,14 +40,14 @@ struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
   static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                                 const torch::Tensor& bases, int64_t steps, double temperature) {
     auto r = nmf_one_step_cpu(x, bases, steps, temperature, kHamEps, /*keep_for_backward=*/true);
-    ctx->save_for_backward({r.positive, r.scale, r.bases, r.codes});
+    ctx->save_for_backward({r.positive, r.scale, r.bases});
     ctx->mark_non_differentiable({r.bases});
     return {r.codes, r.bases};
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const NmfOneStepCpu state{saved[2], saved[3], saved[1], saved[0]};
+    const NmfOneStepCpu state{saved[2], torch::Tensor(), saved[1], saved[0]};  // the codes are not needed
     return {nmf_one_step_backward_cpu(grads[0], state), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };

@@ -366,8 +366,9 @@ torch::Tensor nmf_one_step_backward_cpu(const torch::Tensor& grad_codes, const N
   const int64_t batch = saved.positive.size(0), d = saved.positive.size(1), n = saved.positive.size(2);
   const int64_t rank = saved.bases.size(2);
   const auto grad = grad_codes.to(torch::kFloat).contiguous();
-  TORCH_CHECK(grad.sizes() == saved.codes.sizes(), "ham: gradient of the codes has shape ", grad.sizes(),
-              ", expected ", saved.codes.sizes());
+  const std::vector<int64_t> codes_shape{batch, n, rank};
+  TORCH_CHECK(grad.sizes() == codes_shape, "ham: gradient of the codes has shape ", grad.sizes(), ", expected ",
+              codes_shape);
   auto grad_x = torch::empty_strided(saved.positive.sizes(), saved.positive.strides(), grad.options());
   // The two layouts of samples_are_dense_blocks; with d or n = 1 both read the same offsets.
   const bool rows_of_positions = saved.positive.stride(1) == 1 && d > 1;

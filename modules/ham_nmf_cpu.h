@@ -45,7 +45,8 @@ NmfOneStepCpu nmf_one_step_cpu(const torch::Tensor& x, const torch::Tensor& base
                                double eps, bool keep_for_backward);
 
 // ∂L/∂x of the final codes: [x > 0] ⊙ D (∂L/∂C ⊙ S)ᵀ, in the mask's layout (x's, for the (d, n) and
-// channels_last layouts), so the bread's backward reads it without a copy.
+// channels_last layouts), so the bread's backward reads it without a copy. Reads `bases`, `scale` and
+// `positive`; `codes` may be left undefined.
 torch::Tensor nmf_one_step_backward_cpu(const torch::Tensor& grad_codes, const NmfOneStepCpu& saved);
 
 }  // namespace hamgan

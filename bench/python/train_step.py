@@ -226,11 +226,14 @@ def count_step_flops(bench, data):
     return counter.get_total_flops()
 
 
-def step_flops(m, t, device, data):
+def step_flops(bench, data):
     """The config's step FLOPs against the same step with no context blocks: the blocks' share is the
     difference (the counter's per-module split misattributes backward work around parameter-free modules)."""
-    with_blocks = count_step_flops(Bench(m, t, device), data)
-    without = count_step_flops(Bench({**m, "G_context": "none", "D_context": "none"}, t, device), data)
+    with_blocks = count_step_flops(bench, data)
+    bare = {**bench.m, "G_context": "none", "D_context": "none"}
+    precision = "bf16" if bench.autocast_dtype is not None else "fp32"
+    without = count_step_flops(Bench(bare, bench.t, bench.device, bench.memory_format == torch.channels_last,
+                                     precision), data)
     return {"step_flops": with_blocks, "step_flops_without_context": without,
             "context_flops": with_blocks - without, "context_share": (with_blocks - without) / with_blocks}
 
@@ -273,7 +276,7 @@ def main():
         return
     data = Data(t, m, torch.Generator().manual_seed(t["seed"]), device)
     if a.flops:
-        print(json.dumps(step_flops(m, t, device, data), indent=2))
+        print(json.dumps(step_flops(bench, data), indent=2))
         return
     for _ in range(a.warmup):
         full_step(bench, data, Timer(device))
