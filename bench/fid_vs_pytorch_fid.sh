@@ -8,6 +8,7 @@
 #   bench/fid_vs_pytorch_fid.sh [IMAGES] [BATCH] [SIZE] [THREADS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/venv.sh  # python3 below is the project environment's
 images="${1:-64}" batch="${2:-32}" size="${3:-32}" threads="${4:-2}"
 BIN="${HAMGAN_BUILD_DIR:-build}/hamgan"
 [ -x "$BIN" ] || { echo "fid_vs_pytorch_fid: $BIN not built; run scripts/build.sh hamgan" >&2; exit 1; }

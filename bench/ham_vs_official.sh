@@ -6,6 +6,7 @@
 #   bench/ham_vs_official.sh PATH/TO/Enjoy-Hamburger [REPEATS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/venv.sh  # python3 below is the project environment's
 repo="${1:?usage: bench/ham_vs_official.sh PATH/TO/Enjoy-Hamburger [REPEATS]}"
 repeats="${2:-5}"
 BIN="${HAMGAN_BUILD_DIR:-build}/hamgan"

@@ -10,6 +10,7 @@
 # DEVICE: cpu (default) or cuda.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/venv.sh  # python3 below is the project environment's
 config="${1:?usage: bench/train_vs_pytorch.sh CONFIG [STEPS] [THREADS] [BATCH] [OUT_DIR] [PRECISION] [DEVICE]}"
 steps="${2:-30}"
 threads="${3:-2}"

@@ -186,7 +186,7 @@ void load_pytorch_fid_weights(FidInceptionV3& net, const std::string& path) {
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.size() < 4 || bytes[0] != 'P' || bytes[1] != 'K')
     throw CheckpointError(path + ": PyTorch legacy (pre-1.6) serialization, which LibTorch cannot read; convert it once "
-                          "with 'python3 scripts/convert_inception.py " + path + " OUT.pth' and pass OUT.pth");
+                          "with '.venv/bin/python scripts/convert_inception.py " + path + " OUT.pth' and pass OUT.pth");
   torch::IValue value;
   try {
     value = torch::pickle_load(bytes);

@@ -3,8 +3,8 @@
 # Any libtorch 2.x can be used instead of pip's by exporting CMAKE_PREFIX_PATH or Torch_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/venv.sh
 BUILD_DIR="${HAMGAN_BUILD_DIR:-build}"
-PY="${PYTHON:-python3}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   prefix="${CMAKE_PREFIX_PATH:-}"
   if [ -z "${Torch_DIR:-}" ]; then
@@ -12,7 +12,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     prefix="${prefix:+$prefix;}$torch_prefix"
   fi
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-    ${Torch_DIR:+-DTorch_DIR="$Torch_DIR"} ${HAMGAN_CMAKE_ARGS:-} >/dev/null
+    -DHAMGAN_PYTHON="$PY" ${Torch_DIR:+-DTorch_DIR="$Torch_DIR"} ${HAMGAN_CMAKE_ARGS:-} >/dev/null
 fi
 export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 # Plain words are target names: scripts/build.sh hamgan test_modules

@@ -6,7 +6,7 @@ pytorch-fid's pt_inception-2015-12-05-6726825d.pth was written before PyTorch
 understands. This loads it and writes the same state dict (name → tensor) with
 torch.save's zip format, which hamgan reads with torch::pickle_load:
 
-    python3 scripts/convert_inception.py pt_inception-2015-12-05-6726825d.pth pt_inception-zip.pth
+    .venv/bin/python scripts/convert_inception.py pt_inception-2015-12-05-6726825d.pth pt_inception-zip.pth
     hamgan fid A B --inception pt_inception-zip.pth
 
 Needs only the `torch` Python package; tensors are copied unchanged.

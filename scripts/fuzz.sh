@@ -11,6 +11,7 @@
 # inputs: together they make a run repeat exactly what an earlier run explored.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/venv.sh
 TARGET="${1:-all}"
 SECONDS_EACH="${2:-60}"
 BUILD_DIR="${HAMGAN_FUZZ_BUILD_DIR:-build-fuzz}"
@@ -19,7 +20,7 @@ if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux
   exit 0
 fi
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  torch_prefix=$("${PYTHON:-python3}" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  torch_prefix=$("$PY" -c 'import torch; print(torch.utils.cmake_prefix_path)')
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     -DHAMGAN_FUZZ=ON -DHAMGAN_WITH_CUDA=OFF -DCMAKE_PREFIX_PATH="$torch_prefix" >/dev/null
 fi

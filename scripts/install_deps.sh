@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # Installs whatever is missing for building and testing HamGAN on Debian 12:
-# Debian packages through apt, LibTorch through pip's torch package (pinned),
-# and the Python reference implementations used only inside tests.
-# Idempotent: returns in about a second when everything is present.
+# Debian packages through apt (Python itself included), and every Python package
+# into the project's virtual environment (scripts/venv.sh: .venv/ unless
+# HAMGAN_VENV or an active environment says otherwise), never into Debian's Python:
+# LibTorch through pip's torch package (pinned), the CUDA toolkit pieces LibTorch's
+# CMake config needs (NVIDIA's wheels of torch's own CUDA version), and the Python
+# reference implementations used only inside tests.
+# Idempotent: returns in a few seconds when everything is present.
+#   HAMGAN_TORCH_VERSION=2.12.1   the torch release
+#   HAMGAN_TORCH_CUDA=cu126       a torch build from PyTorch's own index instead of PyPI's default
+#                                 (cu126, cu128: drivers older than CUDA 13's 580; cpu: no CUDA at all)
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/venv.sh
 
 TORCH_VERSION="${HAMGAN_TORCH_VERSION:-2.12.1}"
+TORCH_CUDA="${HAMGAN_TORCH_CUDA:-}"
 APT_PACKAGES=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git ca-certificates
+  python3 python3-venv
   libhdf5-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev libzip-dev
   libcli11-dev libgtest-dev libgmock-dev libtomlplusplus-dev liblzf-dev libgloo-dev libssl-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
@@ -35,16 +46,37 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PY="${PYTHON:-python3}"
-if ! "$PY" -c "import torch, sys; sys.exit(0 if torch.__version__.split('+')[0] == '$TORCH_VERSION' else 1)" 2>/dev/null; then
-  echo "install_deps: pip torch==$TORCH_VERSION (LibTorch comes inside it)"
-  "$PY" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION"
+if [ ! -x "$PY" ]; then
+  echo "install_deps: Python environment $HAMGAN_VENV (from ${HAMGAN_BASE_PYTHON:-/usr/bin/python3})"
+  "${HAMGAN_BASE_PYTHON:-/usr/bin/python3}" -m venv "$HAMGAN_VENV"
 fi
+pip_install() { "$PY" -m pip install -q --disable-pip-version-check "$@"; }
+
+torch_pip=("torch==$TORCH_VERSION")
+want_local=""
+if [ -n "$TORCH_CUDA" ]; then  # a local version in the pin makes pip replace another build of the same release
+  want_local="+$TORCH_CUDA"
+  torch_pip=("torch==$TORCH_VERSION$want_local" --index-url "https://download.pytorch.org/whl/$TORCH_CUDA"
+             --extra-index-url https://pypi.org/simple)
+fi
+if ! "$PY" -c "import torch, sys; v = torch.__version__; sys.exit(0 if v.split('+')[0] == '$TORCH_VERSION' and ('$want_local' == '' or v.endswith('$want_local')) else 1)" 2>/dev/null; then
+  echo "install_deps: pip torch==$TORCH_VERSION${want_local} into $HAMGAN_VENV (LibTorch comes inside it; several GB with its CUDA libraries)"
+  pip_install "${torch_pip[@]}"
+fi
+
+# nvcc, the C runtime headers, CCCL and NVVM of torch's own CUDA version: LibTorch's CMake config
+# needs a CUDA toolkit, and this one matches the libraries torch loads (cmake/TorchCudaToolkit.cmake).
+mapfile -t cuda_missing < <("$PY" -W ignore scripts/cuda_wheels.py missing)
+if [ ${#cuda_missing[@]} -gt 0 ]; then
+  echo "install_deps: pip (CUDA toolkit for the build): ${cuda_missing[*]}"
+  pip_install "${cuda_missing[@]}"
+fi
+
 pip_missing=()
 for p in "${PIP_TEST_PACKAGES[@]}"; do
   "$PY" -c "import ${p#*:}" 2>/dev/null || pip_missing+=("${p%%:*}")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "install_deps: pip (test references): ${pip_missing[*]}"
-  "$PY" -m pip install -q --disable-pip-version-check "torch==$TORCH_VERSION" "${pip_missing[@]}"
+  pip_install "torch==$TORCH_VERSION" "${pip_missing[@]}" ${TORCH_CUDA:+--extra-index-url "https://download.pytorch.org/whl/$TORCH_CUDA"}
 fi

@@ -2,6 +2,8 @@
 # points CMake (libtorch inside the Python torch package, the unpacked Debian libraries), pkg-config,
 # the compiler and the loader at them.
 DEPS="$PWD/.gpu-deps/root"
+# The Python that has torch there serves as the project's environment (scripts/venv.sh).
+export HAMGAN_VENV="${HAMGAN_VENV:-$(python3 -c 'import sys; print(sys.prefix)')}"
 TORCH_CMAKE=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 export CMAKE_PREFIX_PATH="$DEPS/usr:$TORCH_CMAKE${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 export CPATH="$DEPS/usr/include:$DEPS/usr/include/x86_64-linux-gnu:$DEPS/usr/include/hdf5/serial${CPATH:+:$CPATH}"

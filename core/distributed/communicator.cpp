@@ -4,12 +4,13 @@
 #define USE_C10D_GLOO
 #endif
 #include "core/distributed/communicator.h"
+#include "core/distributed/nccl_version.h"
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#if defined(HAMGAN_WITH_CUDA) && __has_include(<nccl.h>)
+#ifdef HAMGAN_WITH_NCCL  // CMake sets it with the nccl.h of the NCCL LibTorch loads (cmake/TorchCudaToolkit.cmake)
 #ifndef USE_C10D_NCCL
 #define USE_C10D_NCCL
 #endif
@@ -104,12 +105,15 @@ std::shared_ptr<Communicator> Communicator::connect(const DistEnv& env, DistBack
                                                                 static_cast<int>(env.world_size), opts);
     } else {
 #ifdef HAMGAN_HAS_NCCL
+      require_matching_nccl(nccl_header_version(), nccl_loaded_version());
       auto opts = c10d::ProcessGroupNCCL::Options::create();
       opts->timeout = timeout;
       impl->group = c10::make_intrusive<c10d::ProcessGroupNCCL>(pg_store, static_cast<int>(env.rank),
                                                                 static_cast<int>(env.world_size), opts);
 #else
-      throw ConfigError("dist_backend: this build has no NCCL (built without CUDA); use dist_backend = \"gloo\"");
+      require_matching_nccl(nccl_header_version(), nccl_loaded_version());  // names a NCCL compiled out
+      throw ConfigError("dist_backend: this build has no NCCL (LibTorch without CUDA, or HAMGAN_WITH_NCCL=OFF); "
+                        "use dist_backend = \"gloo\"");
 #endif
     }
   } catch (const ConfigError&) {

@@ -27,7 +27,7 @@ std::map<std::string, std::string> ours(const std::string& path) {
 
 std::map<std::string, std::string> tomllib(const std::string& path) {
   std::string text;
-  const int rc = test::run_command("python3 " + test::python_script("toml_reference.py") + " " + path, &text);
+  const int rc = test::run_command(HAMGAN_PYTHON " " + test::python_script("toml_reference.py") + " " + path, &text);
   EXPECT_EQ(rc, 0) << text;
   std::map<std::string, std::string> out;
   std::istringstream in(text);

@@ -13,11 +13,13 @@
 #include <fstream>
 #include <string>
 
+#include "tests/common/test_util.h"
+
 namespace hamgan::test {
 
-// Runs python3 tests/python/<script> <args>; returns its exit status.
+// Runs the project Python on tests/python/<script> <args>; returns its exit status.
 inline int run_python(const std::string& script, const std::string& args) {
-  std::string cmd = "python3 " + std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + script + " " + args;
+  std::string cmd = HAMGAN_PYTHON " " + std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + script + " " + args;
   int rc = std::system(cmd.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -55,13 +57,13 @@ inline int cached_reference(const std::string& script, const std::string& name, 
 #define CACHED_REFERENCE(script, name, dir)                                                     \
   do {                                                                                           \
     int rc_ = hamgan::test::cached_reference(script, name, &(dir));                              \
-    if (rc_ == 3) GTEST_SKIP() << script << ": Python test package missing (run scripts/install_deps.sh)"; \
+    if (rc_ == 3) REFERENCE_MISSING(script << ": Python test package missing (run scripts/install_deps.sh)"); \
     ASSERT_EQ(rc_, 0) << script << " failed";                                                   \
   } while (0)
 
 #define RUN_REFERENCE(script, args)                                                              \
   do {                                                                                           \
     int rc_ = hamgan::test::run_python(script, args);                                            \
-    if (rc_ == 3) GTEST_SKIP() << script << ": Python test package missing (run scripts/install_deps.sh)"; \
+    if (rc_ == 3) REFERENCE_MISSING(script << ": Python test package missing (run scripts/install_deps.sh)"); \
     ASSERT_EQ(rc_, 0) << script << " failed";                                                   \
   } while (0)

@@ -54,4 +54,20 @@ inline std::string python_script(const std::string& name) {
   return std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + name;
 }
 
+// scripts/test.sh installs every reference package and sets HAMGAN_REQUIRE_REFERENCES=1, so there a
+// missing one (a Python other than the project's environment, say) fails the test instead of skipping it.
+inline bool references_required() {
+  const char* v = std::getenv("HAMGAN_REQUIRE_REFERENCES");
+  return v && std::string(v) == "1";
+}
+
 }  // namespace hamgan::test
+
+// HAMGAN_PYTHON (a string literal from CMake): the Python of the project's environment (scripts/venv.sh),
+// which runs every reference script.
+// Skips a test whose Python reference package is missing, or fails it where references are required.
+#define REFERENCE_MISSING(why)                                                                        \
+  do {                                                                                               \
+    if (hamgan::test::references_required()) FAIL() << why << " (HAMGAN_REQUIRE_REFERENCES=1)";       \
+    GTEST_SKIP() << why;                                                                             \
+  } while (0)

@@ -34,7 +34,7 @@ inline torch::Tensor read_raw(const std::string& path, at::IntArrayRef shape, to
 
 // Runs the oracle; returns its exit status (stderr goes to the test log).
 inline int oracle(const std::string& args) {
-  const std::string cmd = "python3 " HAMGAN_SOURCE_DIR "/tests/python/data_oracle.py " + args;
+  const std::string cmd = HAMGAN_PYTHON " " HAMGAN_SOURCE_DIR "/tests/python/data_oracle.py " + args;
   return WEXITSTATUS(std::system(cmd.c_str()));
 }
 

@@ -199,7 +199,7 @@ TEST(FidCli, StatisticsAreProtocolStampedAndMismatchesRefused) {
 
   // The stamp, read back by numpy, against hashlib's digest of the weights file.
   std::string py;
-  ASSERT_EQ(test::run_command("python3 -c \"import json, hashlib, numpy as np; p = json.loads(np.load('" + dir +
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " -c \"import json, hashlib, numpy as np; p = json.loads(np.load('" + dir +
                                   "/s32.npz')['protocol'].tobytes()); print(p['weights_sha256'] == hashlib.sha256("
                                   "open('" + dir + "/cls.pt', 'rb').read()).hexdigest(), p['extractor'], "
                                   "p['image_size'], p['n'], p['feature_dim'], len(p['source_sha256']))\"",

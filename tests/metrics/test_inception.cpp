@@ -34,7 +34,7 @@ References& references() {
 
 #define NEED_REFERENCES()                                                                    \
   auto& R = references();                                                                    \
-  if (R.ref.empty()) GTEST_SKIP() << "pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)"
+  if (R.ref.empty()) REFERENCE_MISSING("pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)")
 
 double max_abs(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
@@ -66,7 +66,7 @@ TEST(Inception, LegacyFormatWeightsExplainConversion) {
     EXPECT_NE(std::string(e.what()).find("scripts/convert_inception.py"), std::string::npos) << e.what();
   }
   // The documented converter makes it loadable, with identical weights.
-  std::string cmd = "python3 " + std::string(HAMGAN_SOURCE_DIR) + "/scripts/convert_inception.py " + R.dir +
+  std::string cmd = HAMGAN_PYTHON " " + std::string(HAMGAN_SOURCE_DIR) + "/scripts/convert_inception.py " + R.dir +
                     "/weights_legacy.pth " + R.dir + "/converted.pth > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   load_pytorch_fid_weights(net, R.dir + "/converted.pth");

@@ -138,7 +138,7 @@ TEST(EaBlock, GradientsReachEveryMap) {
 
 // The official steps in numpy on the weights this block normalised (tests/python/ea_reference.py).
 TEST(EaBlock, MatchesPythonOracleOfTheOfficialOrder) {
-  if (test::run_command("python3 -c 'import numpy'") != 0) GTEST_SKIP() << "python3 with numpy not available";
+  if (test::run_command(HAMGAN_PYTHON " -c 'import numpy'") != 0) REFERENCE_MISSING("numpy not available");
   for (int64_t heads : {1, 2}) {
     torch::manual_seed(9);
     EaBlock block(ea_options(8, heads), 16);
@@ -160,7 +160,7 @@ TEST(EaBlock, MatchesPythonOracleOfTheOfficialOrder) {
     const auto dir = test::scratch_dir("modules", "ea_oracle_" + std::to_string(heads));
     write_npz(dir + "/ea.npz", arrays, false);
     std::string out;
-    EXPECT_EQ(test::run_command("python3 " + test::python_script("ea_reference.py") + " " + dir, &out), 0) << out;
+    EXPECT_EQ(test::run_command(HAMGAN_PYTHON " " + test::python_script("ea_reference.py") + " " + dir, &out), 0) << out;
   }
 }
 

@@ -62,7 +62,7 @@ TEST(BenchModulesCli, WritesJsonWithTheDocumentedKeys) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   // Independent reader: Python's json module checks structure, keys and value types.
   const std::string check =
-      "python3 -c \"import json,sys; r=json.load(open('" + json +
+      HAMGAN_PYTHON " -c \"import json,sys; r=json.load(open('" + json +
       "')); keys={'block','params','macs','fwd_ms','train_ms','peak_bytes_fwd','peak_bytes_train'};"
       " assert [x['block'] for x in r]==['none','sa','ham:nmf','ham:cd'], r;"
       " assert all(set(x)==keys for x in r), r;"

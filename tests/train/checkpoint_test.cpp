@@ -129,7 +129,7 @@ TEST(Provenance, RecordsTheRevisionTheCommandAndTheVersions) {
   // Read back with Python's json, an independent parser.
   std::string check;
   ASSERT_EQ(test::run_command(
-      "python3 -c \"import json,sys,torch; p=json.load(open(sys.argv[1])); "
+      HAMGAN_PYTHON " -c \"import json,sys,torch; p=json.load(open(sys.argv[1])); "
       "print(p['libtorch'].split('+')[0]==torch.__version__.split('+')[0], p['device'], p['world_size'], p['precision'])\" " +
       dir + "/provenance.json", &check), 0) << check;
   EXPECT_EQ(check, "True cpu 1 fp32\n");

@@ -60,7 +60,7 @@ TEST_F(TrainCli, ResolvedConfigReparsesToTheSameValuesAndReproducesTheRun) {
   const std::string a = dir_ + "/run/config.toml";
   // Python's TOML parser reads the values the run used.
   std::string out;
-  ASSERT_EQ(test::run_command("python3 -c \"import tomllib; c=tomllib.load(open('" + a +
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " -c \"import tomllib; c=tomllib.load(open('" + a +
                                   "','rb')); print(c['batch_size'], c['g_block'], float(c['g_lr']), float(c['d_lr']),"
                                   " float(c['beta1']), c['steps'], c['loss'], c['ham_rank'])\"",
                               &out),
@@ -114,7 +114,7 @@ TEST_F(TrainCli, SampleWritesNpzHdf5PngsAndGridsThatAgree) {
     out = run("sample --quiet --checkpoint " + ck + " --n 12 --seed 5 --grid --out " + target, &status);
     ASSERT_EQ(status, 0) << out;
   }
-  ASSERT_EQ(test::run_command("python3 " + test::python_script("check_samples.py") + " " + s + "/x.npz " + s +
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " " + test::python_script("check_samples.py") + " " + s + "/x.npz " + s +
                                   "/x.hdf5 12 1 32 10",
                               &out),
             0)

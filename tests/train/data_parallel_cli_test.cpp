@@ -41,7 +41,7 @@ TEST(DataParallelCli, NprocStartsTwoRanksThatWriteOneRun) {
 
 TEST(DataParallelCli, TorchrunNoPythonLaunch) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
-  if (test::run_command("command -v torchrun") != 0) GTEST_SKIP() << "torchrun is not installed (pip torch ships it)";
+  if (test::run_command("command -v torchrun") != 0) REFERENCE_MISSING("torchrun is not installed (pip torch ships it)");
   const std::string run = test::temp_dir("dp_torchrun") + "/run";
   std::string out;
   const std::string cmd = "torchrun --standalone --nproc-per-node 2 --no-python " + train_args(run, 2);

@@ -69,7 +69,7 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
 
   // Every line is JSON to Python; the evaluation rows carry numbers and the protocol.
   const std::string log = dir + "/run/metrics.jsonl";
-  ASSERT_EQ(test::run_command("python3 -c \"import json,sys; rows=[json.loads(l) for l in open('" + log +
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " -c \"import json,sys; rows=[json.loads(l) for l in open('" + log +
                                   "')]; ev=[r for r in rows if 'fid_inception' in r]; print(len(ev)); "
                                   "print(ev[0]['protocol']); print(ev[-1]['protocol'])\"",
                               &out),
@@ -117,7 +117,7 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
   std::string event_file;
   for (const auto& e : fs::directory_iterator(dir + "/run"))
     if (e.path().filename().string().rfind("events.out.tfevents.", 0) == 0) event_file = e.path().string();
-  ASSERT_EQ(test::run_command("python3 " + test::python_script("read_tfevents.py") + " " + event_file, &out), 0) << out;
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " " + test::python_script("read_tfevents.py") + " " + event_file, &out), 0) << out;
   EXPECT_NE(out.find("text 4 eval/protocol text 'fid_inception: inception sha256 " + sha.substr(0, 12)),
             std::string::npos)
       << out;

@@ -91,7 +91,7 @@ TEST(TensorBoard, Crc32cMatchesPublishedTestVectors) {
 }
 
 TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
-  if (test::run_command("python3 -c 'import tensorboard'") != 0) GTEST_SKIP() << "python tensorboard not installed";
+  if (test::run_command(HAMGAN_PYTHON " -c 'import tensorboard'") != 0) REFERENCE_MISSING("python tensorboard not installed");
   const std::string dir = test::temp_dir("tb");
   std::string png_path = dir + "/img.png";
   save_png(torch::arange(2 * 3 * 5, torch::kUInt8).reshape({3, 2, 5}), png_path);
@@ -107,7 +107,7 @@ TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
   }
   EXPECT_NE(std::filesystem::path(event_file).filename().string().find("tfevents"), std::string::npos);
   std::string out;
-  ASSERT_EQ(test::run_command("python3 " + test::python_script("read_tfevents.py") + " " + event_file, &out), 0) << out;
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " " + test::python_script("read_tfevents.py") + " " + event_file, &out), 0) << out;
   std::ostringstream want;
   want << std::setprecision(17) << "version brain.Event:2\n"
        << "scalar 7 loss/d 1.25\n"
@@ -136,7 +136,7 @@ TEST(TensorBoard, EventFileReadsBackThroughTensorboardsOwnReader) {
     std::ofstream f(event_file, std::ios::binary | std::ios::trunc);
     f << bytes;
   }
-  EXPECT_NE(test::run_command("python3 " + test::python_script("read_tfevents.py") + " " + event_file), 0);
+  EXPECT_NE(test::run_command(HAMGAN_PYTHON " " + test::python_script("read_tfevents.py") + " " + event_file), 0);
 }
 
 TEST(MetricsLog, AppendsReadsAndTrimsOnResume) {
@@ -153,7 +153,7 @@ TEST(MetricsLog, AppendsReadsAndTrimsOnResume) {
   EXPECT_TRUE(std::isnan(rows[2].at("bad")));
   // Python's json module reads the same file.
   std::string out;
-  ASSERT_EQ(test::run_command("python3 -c \"import json,sys; r=[json.loads(l) for l in open('" + path +
+  ASSERT_EQ(test::run_command(HAMGAN_PYTHON " -c \"import json,sys; r=[json.loads(l) for l in open('" + path +
                                   "')]; print(sum(x['d_loss'] for x in r))\"",
                               &out),
             0)
