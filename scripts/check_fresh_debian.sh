@@ -21,7 +21,7 @@ if ! command -v debootstrap >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
 fi
 mirror=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-           /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | awk '{print $2}' | head -1)
+           /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | awk '{print $2}' | head -1 || true)
 mirror="${HAMGAN_FRESH_MIRROR:-${mirror:-http://deb.debian.org/debian}}"
 
 unmount_all() {
