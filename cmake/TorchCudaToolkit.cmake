@@ -8,6 +8,17 @@
 #    or stops with one line when LibTorch has NCCL and no matching header is found.
 # docs/building.md explains each step.
 
+# CMake wraps FATAL_ERROR text; the reason goes out first as one unwrapped line, as hamgan's own errors do.
+function(hamgan_configure_error)
+  set(reason "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE ${last})
+    string(APPEND reason "${ARGV${i}}")  # ARGV<i> keeps the semicolons ARGN would split on
+  endforeach()
+  message(NOTICE "hamgan: error: ${reason}")
+  message(FATAL_ERROR "configure stopped (the reason is the line above)")
+endfunction()
+
 function(hamgan_find_torch_dir out)
   if(Torch_DIR)
     set(${out} "${Torch_DIR}" PARENT_SCOPE)
@@ -84,6 +95,7 @@ function(hamgan_assemble_wheel_toolkit site root)
   file(CREATE_LINK "${root}/lib64" "${root}/lib" SYMBOLIC)
 endfunction()
 
+option(HAMGAN_CUDA_FROM_WHEELS "Use the CUDA toolkit from NVIDIA's wheels beside pip's torch even where a system one exists" OFF)
 hamgan_find_torch_dir(HAMGAN_TORCH_CMAKE_DIR)
 set(HAMGAN_TORCH_CUDA "")
 if(HAMGAN_TORCH_CMAKE_DIR)
@@ -95,9 +107,11 @@ endif()
 if(HAMGAN_TORCH_CUDA)
   string(REGEX MATCH "^[0-9]+" torch_cuda_major "${HAMGAN_TORCH_CUDA}")
   set(wheel_root "${CMAKE_BINARY_DIR}/cuda-from-wheels")
-  # A toolkit the user named, else one on the system, else the wheels'.
+  # The wheels' toolkit when asked for, else a toolkit the user named, else one on the system, else the wheels'.
   set(nvcc "")
-  if(CMAKE_CUDA_COMPILER)
+  if(HAMGAN_CUDA_FROM_WHEELS)
+    set(nvcc "")
+  elseif(CMAKE_CUDA_COMPILER)
     set(nvcc "${CMAKE_CUDA_COMPILER}")
   elseif(CUDAToolkit_ROOT OR CUDA_TOOLKIT_ROOT_DIR)
     find_program(nvcc NAMES nvcc PATHS "${CUDAToolkit_ROOT}/bin" "${CUDA_TOOLKIT_ROOT_DIR}/bin" NO_DEFAULT_PATH NO_CACHE)
@@ -110,16 +124,17 @@ if(HAMGAN_TORCH_CUDA)
     hamgan_nvcc_version("${nvcc}" toolkit_version)
     string(REGEX MATCH "^[0-9]+" toolkit_major "${toolkit_version}")
     if(NOT toolkit_major STREQUAL torch_cuda_major)
-      message(FATAL_ERROR "the CUDA toolkit at ${nvcc} is CUDA ${toolkit_version} but LibTorch at ${HAMGAN_TORCH_ROOT} "
-              "was built for CUDA ${HAMGAN_TORCH_CUDA}; use the toolkit of LibTorch's CUDA major from NVIDIA's wheels "
-              "(remove nvcc from PATH or pass -DCMAKE_CUDA_COMPILER=${wheel_root}/bin/nvcc after scripts/install_deps.sh), "
-              "or install a torch built for CUDA ${toolkit_major} (HAMGAN_TORCH_CUDA=cu${toolkit_major}X scripts/install_deps.sh)")
+      hamgan_configure_error("the CUDA toolkit at ${nvcc} is CUDA ${toolkit_version} but LibTorch at ${HAMGAN_TORCH_ROOT} "
+              "was built for CUDA ${HAMGAN_TORCH_CUDA}; configure with -DHAMGAN_CUDA_FROM_WHEELS=ON to use the toolkit "
+              "of LibTorch's CUDA release from NVIDIA's wheels (scripts/install_deps.sh installs them; for scripts/build.sh "
+              "put it in HAMGAN_CMAKE_ARGS), or install a torch built for CUDA ${toolkit_major} "
+              "(HAMGAN_TORCH_CUDA=cu${toolkit_major}X scripts/install_deps.sh)")
     endif()
     message(STATUS "HamGAN: CUDA toolkit ${toolkit_version} at ${nvcc} for LibTorch's CUDA ${HAMGAN_TORCH_CUDA}")
   else()
     file(GLOB wheel_nvcc "${HAMGAN_TORCH_SITE}/nvidia/*/bin/nvcc")
     if(NOT wheel_nvcc)
-      message(FATAL_ERROR "LibTorch at ${HAMGAN_TORCH_ROOT} was built for CUDA ${HAMGAN_TORCH_CUDA} and its CMake config "
+      hamgan_configure_error("LibTorch at ${HAMGAN_TORCH_ROOT} was built for CUDA ${HAMGAN_TORCH_CUDA} and its CMake config "
               "needs a CUDA toolkit, but there is none: run scripts/install_deps.sh (it installs NVIDIA's toolkit wheels "
               "of CUDA ${HAMGAN_TORCH_CUDA} beside torch) or pass -DCUDAToolkit_ROOT=DIR of a CUDA ${torch_cuda_major} toolkit")
     endif()
@@ -144,7 +159,7 @@ if(HAMGAN_TORCH_CUDA AND HAMGAN_WITH_NCCL AND NOT HAMGAN_NCCL_INCLUDE_DIR)
   else()
     file(GLOB torch_nccl "${HAMGAN_TORCH_ROOT}/lib/libnccl*" "${HAMGAN_TORCH_SITE}/nvidia/nccl/lib/libnccl*")
     if(torch_nccl)
-      message(FATAL_ERROR "LibTorch at ${HAMGAN_TORCH_ROOT} loads NCCL (${torch_nccl}) but no nccl.h of that NCCL "
+      hamgan_configure_error("LibTorch at ${HAMGAN_TORCH_ROOT} loads NCCL (${torch_nccl}) but no nccl.h of that NCCL "
               "was found: pass -DHAMGAN_NCCL_INCLUDE_DIR=DIR holding its nccl.h, or -DHAMGAN_WITH_NCCL=OFF")
     endif()
   endif()
