@@ -110,7 +110,7 @@ if(HAMGAN_TORCH_CUDA)
   # The wheels' toolkit when asked for, else a toolkit the user named, else one on the system, else the wheels'.
   set(nvcc "")
   if(HAMGAN_CUDA_FROM_WHEELS)
-    set(nvcc "")
+    # nvcc stays empty: the wheels' toolkit below
   elseif(CMAKE_CUDA_COMPILER)
     set(nvcc "${CMAKE_CUDA_COMPILER}")
   elseif(CUDAToolkit_ROOT OR CUDA_TOOLKIT_ROOT_DIR)

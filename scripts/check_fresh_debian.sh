@@ -5,8 +5,8 @@
 # and the disk the set-up takes. Needs root and about 25 GB free; takes about an hour on 2 cores.
 #   scripts/check_fresh_debian.sh [ROOT]      ROOT: where the Debian root goes (/var/tmp/hamgan-fresh-debian)
 # HAMGAN_FRESH_KEEP=1 keeps the root afterwards; HAMGAN_FRESH_STEPS="demo test" picks the commands.
-# The root gets nothing from this machine but the clone and the certificate authorities added under
-# /usr/local/share/ca-certificates (a site whose proxy inspects TLS needs them for pip).
+# The root gets nothing from this machine but the clone, its resolv.conf and the certificate authorities
+# added under /usr/local/share/ca-certificates (a site whose proxy inspects TLS needs them for pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check_fresh_debian: run as root (debootstrap and chroot need it)" >&2; exit 1; }
@@ -37,7 +37,10 @@ debootstrap --variant=minbase bookworm "$ROOT" "$mirror" > "$ROOT.debootstrap.lo
   { tail -n 20 "$ROOT.debootstrap.log"; exit 1; }
 say "check_fresh_debian: minbase root in $(($(date +%s) - start)) s, $(du -sh "$ROOT" | cut -f1)"
 
+# What an installed Debian has and a debootstrap root lacks: name service for the network, and the
+# /etc/hosts the installer (or a container runtime) writes, so that "localhost" resolves (torchrun).
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$ROOT/etc/hosts"
 if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
   mkdir -p "$ROOT/usr/local/share/ca-certificates"
   cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
