@@ -38,9 +38,10 @@ debootstrap --variant=minbase bookworm "$ROOT" "$mirror" > "$ROOT.debootstrap.lo
 say "check_fresh_debian: minbase root in $(($(date +%s) - start)) s, $(du -sh "$ROOT" | cut -f1)"
 
 # What an installed Debian has and a debootstrap root lacks: name service for the network, and the
-# /etc/hosts the installer (or a container runtime) writes, so that "localhost" resolves (torchrun).
+# /etc/hosts the installer (or a container runtime) writes, so that "localhost" and the machine's own
+# name resolve (torchrun --standalone rendezvouses at the host name).
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
-printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$ROOT/etc/hosts"
+printf '127.0.0.1\tlocalhost\n127.0.0.1\t%s\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' "$(hostname)" > "$ROOT/etc/hosts"
 if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
   mkdir -p "$ROOT/usr/local/share/ca-certificates"
   cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
