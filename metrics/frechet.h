@@ -7,7 +7,7 @@
 // calls give the eigenvalues exactly where scipy's Schur-based `sqrtm` of the
 // non-symmetric product (pytorch-fid, TTUR) only approximates them. Both agree
 // to ~1e-8 relative on random, rank-deficient and zero-variance covariances
-// (tests/metrics/test_frechet.cpp checks ≤ 1e-6 against pytorch-fid and scipy).
+// (tests/metrics/frechet_test.cpp checks ≤ 1e-6 against pytorch-fid and scipy).
 #include <torch/torch.h>
 
 namespace hamgan {

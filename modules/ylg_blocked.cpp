@@ -1,5 +1,5 @@
 // Structured YLG kernel (see ylg_blocked.h); tested against the dense-masked
-// reference and a naive loop implementation in tests/modules/test_attention.cpp.
+// reference and a naive loop implementation in tests/modules/attention_test.cpp.
 #include "modules/ylg_blocked.h"
 
 #include <cmath>

@@ -6,7 +6,7 @@
 #include "data/dataset_checks.h"
 #include "data/hdf5_writer.h"
 #include "data/image_io.h"
-#include "data_test_util.h"
+#include "tests/common/data_test_util.h"
 
 namespace hamgan {
 namespace {

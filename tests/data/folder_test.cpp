@@ -6,7 +6,7 @@
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "data/prepare.h"
-#include "data_test_util.h"
+#include "tests/common/data_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/errors.h"
 #include "data/hdf5_writer.h"
-#include "data_test_util.h"
+#include "tests/common/data_test_util.h"
 
 namespace hamgan {
 namespace {

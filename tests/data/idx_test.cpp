@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "data/image_ops.h"
-#include "data_test_util.h"
+#include "tests/common/data_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "core/errors.h"
 #include "data/loader.h"
-#include "data_test_util.h"
+#include "tests/common/data_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -1,4 +1,4 @@
-"""Bootstrap FID reference (tests/metrics/test_bootstrap.cpp).
+"""Bootstrap FID reference (tests/metrics/bootstrap_test.cpp).
 
 Usage: bootstrap_reference.py IN.npz OUT.json. IN holds `features` (N, D), the
 fixed side's `mu` (D) and `sigma` (D, D), and `indices` (B, N), the resamples the

@@ -1,5 +1,5 @@
 """pytorch-fid's own command-line tool on two flat folders of PNGs, with planted
-weights (tests/metrics/test_cli_fid.cpp, FidCli.FlatFoldersMatchPytorchFidsCommandLine).
+weights (tests/metrics/fid_cli_test.cpp, FidCli.FlatFoldersMatchPytorchFidsCommandLine).
 
 Usage: fid_folders_reference.py WEIGHTS.pth OUT_DIR
 

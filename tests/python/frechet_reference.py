@@ -1,4 +1,4 @@
-"""Fréchet-distance references (tests/metrics/test_frechet.cpp).
+"""Fréchet-distance references (tests/metrics/frechet_test.cpp).
 
 Writes DIR/case_<name>.npz with mu1, sigma1, mu2, sigma2 and
   fid_pytorch_fid  pytorch-fid's calculate_frechet_distance (scipy sqrtm)

@@ -1,4 +1,4 @@
-"""Inception references (tests/metrics/test_inception.cpp), all on random weights.
+"""Inception references (tests/metrics/inception_test.cpp), all on random weights.
 
 Writes into DIR:
   weights.pth         pytorch-fid's FID Inception state dict (random, seeded), torch.save zip

@@ -1,4 +1,4 @@
-"""Intra-class FID reference (tests/metrics/test_intra_class.cpp).
+"""Intra-class FID reference (tests/metrics/intra_class_test.cpp).
 
 Usage: intra_class_reference.py IN.npz OUT.json. IN holds features_a (N, D),
 labels_a (N), features_b (M, D), labels_b (M), written by the C++ test. For

@@ -1,4 +1,4 @@
-"""numpy side of the .npz round trip (tests/metrics/test_npz_stats.cpp).
+"""numpy side of the .npz round trip (tests/metrics/npz_stats_test.cpp).
 
 make DIR:    writes numpy_stored.npz (np.savez) and numpy_deflated.npz
              (np.savez_compressed) with known arrays, incl. float32, int64,

@@ -1,4 +1,4 @@
-"""Precision, recall, density and coverage references (tests/metrics/test_prdc.cpp).
+"""Precision, recall, density and coverage references (tests/metrics/prdc_test.cpp).
 
 Usage: prdc_reference.py IN.npz OUT.json. IN holds `real` (N, D), `fake` (M, D)
 and `k`, written by the C++ test. OUT gets

@@ -1,4 +1,4 @@
-"""IS and KID references from torch-fidelity (tests/metrics/test_scores.cpp).
+"""IS and KID references from torch-fidelity (tests/metrics/scores_test.cpp).
 Writes DIR/scores.npz: logits (N, K), is_mean/is_std (torch-fidelity
 isc_features_to_metric, 10 splits, no shuffle), features x (M, D), y (M, D),
 kid_full (torch-fidelity mmd2 of kernel_poly on the full sets: a single

@@ -6,7 +6,7 @@
 #include "core/errors.h"
 #include "data/hdf5_writer.h"
 #include "gan/train/trainer.h"
-#include "tests/train/train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

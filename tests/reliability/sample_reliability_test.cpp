@@ -13,7 +13,7 @@
 #include "core/errors.h"
 #include "core/threads.h"
 #include "data/image_io.h"
-#include "tests/train/train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -21,7 +21,7 @@
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/train/trainer.h"
-#include "tests/train/train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

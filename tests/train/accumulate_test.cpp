@@ -15,7 +15,7 @@
 #include "gan/train/bucketed_grad_sync.h"
 #include "gan/train/steps.h"
 #include "gan/train/trainer.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -10,7 +10,7 @@
 #include "tests/common/process.h"
 #include "gan/report/run_log.h"
 #include "gan/train/train_state.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

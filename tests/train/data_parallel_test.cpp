@@ -12,7 +12,7 @@
 
 #include "core/distributed/dist_env.h"
 #include "gan/train/trainer.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

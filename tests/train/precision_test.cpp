@@ -14,7 +14,7 @@
 #include "gan/train/train_state.h"
 #include "gan/train/trainer.h"
 #include "modules/spectral_norm.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -6,7 +6,7 @@
 #include "core/errors.h"
 #include "gan/train/train_config.h"
 #include "modules/ham_block.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

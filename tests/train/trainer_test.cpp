@@ -12,7 +12,7 @@
 #include "gan/report/run_log.h"
 #include "gan/train/trainer.h"
 #include "metrics/classifier.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

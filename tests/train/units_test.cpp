@@ -17,7 +17,7 @@
 #include "gan/report/plot.h"
 #include "gan/report/run_log.h"
 #include "gan/report/tensorboard.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

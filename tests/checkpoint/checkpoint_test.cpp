@@ -14,7 +14,7 @@
 #include "gan/checkpoint/run_dir.h"
 #include "gan/train/steps.h"
 #include "gan/train/trainer.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/errors.h"
 #include "data/image_io.h"
 #include "metrics/npz.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -4,7 +4,7 @@
 #include "core/errors.h"
 #include "gan/model/model_config.h"
 #include "gan/model/model_plan.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 
 namespace hamgan {
 namespace {

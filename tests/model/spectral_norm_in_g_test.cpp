@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gan/model/generator.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {

@@ -1,9 +1,9 @@
 // Generator behaviour: eval determinism and class dependence through the
-// conditional-BN tables (the formula itself: tests/modules/test_conditional_bn.cpp).
+// conditional-BN tables (the formula itself: tests/modules/conditional_bn_test.cpp).
 #include <gtest/gtest.h>
 
 #include "gan/model/generator.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 #include "modules/conditional_bn.h"
 #include "modules/ham_block.h"
 

@@ -7,7 +7,7 @@
 #include "core/errors.h"
 #include "gan/sample/class_consistency.h"
 #include "metrics/classifier_training.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -8,7 +8,7 @@
 #include "gan/model/discriminator.h"
 #include "gan/model/generator.h"
 #include "gan/model/model_plan.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 #include "modules/context_block.h"
 #include "modules/ham_block.h"
 #include "modules/spectral_norm.h"

@@ -5,7 +5,7 @@
 
 #include "gan/model/discriminator.h"
 #include "gan/model/generator.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {

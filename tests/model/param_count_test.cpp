@@ -10,7 +10,7 @@
 #include "gan/model/discriminator.h"
 #include "gan/model/generator.h"
 #include "gan/model/model_info.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -13,7 +13,7 @@
 #include "gan/checkpoint/archive.h"
 #include "gan/report/run_log.h"
 #include "tests/common/python_reference.h"
-#include "train_test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {

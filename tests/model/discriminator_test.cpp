@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gan/model/discriminator.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 
 namespace hamgan {
 namespace {

@@ -10,7 +10,7 @@
 #include "gan/model/generator.h"
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
-#include "gan_test_util.h"
+#include "tests/common/gan_test_util.h"
 #include "metrics/image_source.h"
 #include "modules/conditional_bn.h"
 
