@@ -28,6 +28,7 @@
 #include "gan/report/run_log.h"
 #include "gan/sample/sampler.h"
 #include "modules/bench_modules.h"
+#include "core/run_paths.h"
 
 extern char** environ;
 
@@ -171,7 +172,7 @@ RunResult read_run_result(const std::string& name, uint64_t seed, const std::str
   r.name = name, r.seed = seed, r.run_dir = run_dir;
   const auto marker = read_marker(run_dir);
   if (marker.count("peak_rss_mb")) r.peak_rss_mb = marker.at("peak_rss_mb");
-  const auto rows = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+  const auto rows = read_metrics(RunPaths(run_dir).metrics_log());
   double its_sum = 0;
   int64_t its_n = 0;
   for (const auto& row : rows) {
@@ -189,7 +190,7 @@ RunResult read_run_result(const std::string& name, uint64_t seed, const std::str
     }
   }
   r.it_per_s = its_n ? its_sum / static_cast<double>(its_n) : 0.0;
-  const std::string ckpt = latest_checkpoint((fs::path(run_dir) / "checkpoints").string());
+  const std::string ckpt = latest_checkpoint(RunPaths(run_dir).checkpoints());
   if (ckpt.empty()) throw DataError(run_dir + ": no checkpoint; the run did not finish (rerun hamgan compare to resume it)");
   const ModelConfig model = read_checkpoint_model_config(ckpt);
   const ModelInfo info = model_info(model);
@@ -322,7 +323,7 @@ std::string run_compare(const CompareConfig& c) {
       const bool finished = !marker.empty() && (c.steps == 0 || marker.at("steps") >= static_cast<double>(c.steps));
       if (!c.report_only && !finished) {
         fs::create_directories(dir);
-        const bool resume = !latest_checkpoint((fs::path(dir) / "checkpoints").string()).empty();
+        const bool resume = !latest_checkpoint(RunPaths(dir).checkpoints()).empty();
         std::cerr << "compare [" << k << "/" << total << "] " << name << " seed " << seed
                   << (resume ? " (resuming)" : "") << " → " << dir << "\n";
         std::vector<std::string> args = {"train", "--config", cfg, "--run_dir", dir, "--seed", std::to_string(seed)};
@@ -336,7 +337,7 @@ std::string run_compare(const CompareConfig& c) {
         if (child.exit_code != 0)
           throw Error("compare: training " + name + " seed " + std::to_string(seed) + " failed (exit " +
                       std::to_string(child.exit_code) + "); see " + dir + "/train.log, fix, then rerun to resume");
-        const std::string ckpt = latest_checkpoint((fs::path(dir) / "checkpoints").string());
+        const std::string ckpt = latest_checkpoint(RunPaths(dir).checkpoints());
         const int64_t steps = load_checkpoint(ckpt, CheckpointRefs{}, /*restore_rng=*/false);
         std::ostringstream m;
         m << "{\"steps\": " << steps << ", \"peak_rss_mb\": " << json_number(child.peak_rss_mb)

@@ -13,6 +13,7 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/run_paths.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -43,7 +44,7 @@ std::string fmt(double v) {
 InputKind classify_input(const std::string& path) {
   if (has_suffix(path, ".npz")) return InputKind::stats;
   if (has_suffix(path, ".pt")) return InputKind::checkpoint;
-  if (fs::is_directory(path) && fs::is_directory(fs::path(path) / "checkpoints")) return InputKind::checkpoint;
+  if (fs::is_directory(path) && fs::is_directory(RunPaths(path).checkpoints())) return InputKind::checkpoint;
   return InputKind::dataset;
 }
 

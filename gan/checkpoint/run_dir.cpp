@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "gan/checkpoint/archive.h"
+#include "core/run_paths.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ bool is_good(const std::string& path) {
 std::string latest_checkpoint(const std::string& dir) {
   std::string named;
   {
-    std::ifstream in(fs::path(dir) / "latest");
+    std::ifstream in(fs::path(dir) / kLatestFileName);
     if (in) std::getline(in, named);
   }
   const std::string pointed = named.empty() ? "" : (fs::path(dir) / named).string();
@@ -56,7 +57,7 @@ std::string latest_checkpoint(const std::string& dir) {
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
     if (!is_good(*it)) continue;
     if (!pointed.empty())
-      std::cerr << "hamgan: warning: " << pointed << " (named by " << (fs::path(dir) / "latest").string()
+      std::cerr << "hamgan: warning: " << pointed << " (named by " << (fs::path(dir) / kLatestFileName).string()
                 << ") is missing, incomplete or unreadable; using " << *it << "\n";
     return *it;
   }
@@ -64,7 +65,7 @@ std::string latest_checkpoint(const std::string& dir) {
 }
 
 void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep) {
-  write_text_atomically((fs::path(dir) / "latest").string(), file_name + "\n");
+  write_text_atomically((fs::path(dir) / kLatestFileName).string(), file_name + "\n");
   const auto files = step_checkpoints(dir);
   const int64_t excess = static_cast<int64_t>(files.size()) - std::max<int64_t>(keep, 1);
   for (int64_t i = 0; i < excess; ++i) {
@@ -79,7 +80,7 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
   if (which == "best") {
     if (!fs::is_directory(file_or_dir))
       throw CheckpointError(file_or_dir + ": --which best needs a run directory (or its checkpoints/), not a file");
-    for (const auto& d : {fs::path(file_or_dir) / "checkpoints", fs::path(file_or_dir)}) {
+    for (const auto& d : {fs::path(file_or_dir) / kCheckpointsDirName, fs::path(file_or_dir)}) {
       const std::string p = (d / kBestCheckpointName).string();
       if (checkpoint_is_complete(p)) return p;
     }
@@ -89,7 +90,7 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
   if (which != "latest") throw ConfigError("--which " + which + ": must be best or latest");
   if (fs::is_regular_file(file_or_dir)) return file_or_dir;
   if (fs::is_directory(file_or_dir)) {
-    for (const auto& d : {fs::path(file_or_dir) / "checkpoints", fs::path(file_or_dir)}) {
+    for (const auto& d : {fs::path(file_or_dir) / kCheckpointsDirName, fs::path(file_or_dir)}) {
       const std::string p = latest_checkpoint(d.string());
       if (!p.empty()) return p;
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include "core/run_paths.h"
 
 namespace hamgan {
 
@@ -27,7 +28,5 @@ void mark_latest_checkpoint(const std::string& dir, const std::string& file_name
 // Accepts a checkpoint file, a run directory or its checkpoints/ directory; throws CheckpointError.
 // which = "best" takes the run's kept best checkpoint (best.pt) instead of its latest.
 std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::string& which = "latest");
-
-inline constexpr const char* kBestCheckpointName = "best.pt";  // in checkpoints/, never pruned
 
 }  // namespace hamgan

@@ -18,6 +18,7 @@
 #include "metrics/image_source.h"
 #include "metrics/scores.h"
 #include "metrics/stats.h"
+#include "core/seeds.h"
 
 namespace hamgan {
 
@@ -204,10 +205,10 @@ EvalResult evaluate_during_training(Generator& g, const EvalSettings& s, const E
   // Standing statistics on the weights being evaluated; training carries on with the stored buffers.
   const bool was_training = g->is_training();
   BufferSnapshot keep_buffers(*g);
-  accumulate_standing_stats(g, s.standing_stats, s.standing_batch_size, s.seed + 778);
+  accumulate_standing_stats(g, s.standing_stats, s.standing_batch_size, derived_seed(s.seed, SeedPurpose::kEvalStandingStats));
   // The same z for every evaluation of a run, so the curve shows the generator changing, not the noise.
   const int64_t n = std::max<int64_t>(s.n, 2);
-  const torch::Tensor rows = generated_rows(g, e, layout, n, s.seed + 777, shards);
+  const torch::Tensor rows = generated_rows(g, e, layout, n, derived_seed(s.seed, SeedPurpose::kEvalNoise), shards);
   g->train(was_training);
 
   EvalResult result;

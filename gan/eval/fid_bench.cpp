@@ -24,6 +24,7 @@
 #include "metrics/frechet.h"
 #include "metrics/image_source.h"
 #include "metrics/stats.h"
+#include "core/seeds.h"
 
 namespace hamgan {
 namespace {
@@ -38,7 +39,7 @@ std::string side_text(int64_t side) { return std::to_string(side) + "×" + std::
 // and a random full-rank covariance (A Aᵀ / D), so the Fréchet distance does
 // the same work as against real ImageNet statistics.
 FeatureStats synthetic_reference(int64_t dim, uint64_t seed) {
-  at::Generator gen = make_cpu_generator(seed + 1);
+  at::Generator gen = make_cpu_generator(derived_seed(seed, SeedPurpose::kSyntheticReference));
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
   FeatureStats s;
   s.mu = torch::randn({dim}, gen, f64);

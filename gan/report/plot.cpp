@@ -11,6 +11,7 @@
 #include "data/image_io.h"
 #include "gan/report/plot_font.h"
 #include "gan/report/run_log.h"
+#include "core/run_paths.h"
 
 namespace hamgan {
 namespace {
@@ -140,7 +141,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> plot_panels(
 }
 
 std::string plot_run(const PlotConfig& cfg) {
-  const std::string log = (std::filesystem::path(cfg.run_dir) / "metrics.jsonl").string();
+  const std::string log = RunPaths(cfg.run_dir).metrics_log();
   const auto rows = read_metrics(log);
   if (rows.empty()) throw DataError(log + ": no rows yet; train for at least log_every steps first");
   if (cfg.width < 200 || cfg.height < 120) throw ConfigError("plot: width must be >= 200 and height >= 120");

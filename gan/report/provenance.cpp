@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/build_info.h"
+#include "core/run_paths.h"
 
 namespace hamgan {
 namespace {
@@ -80,7 +81,7 @@ std::string provenance_json(const Provenance& p) {
 }
 
 void write_provenance(const std::string& run_dir, const Provenance& p) {
-  write_text_atomically((std::filesystem::path(run_dir) / "provenance.json").string(), provenance_json(p));
+  write_text_atomically(RunPaths(run_dir).provenance(), provenance_json(p));
 }
 
 }  // namespace hamgan

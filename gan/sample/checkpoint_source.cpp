@@ -5,13 +5,15 @@
 #include "gan/sample/load_generator.h"
 #include "gan/sample/noise.h"
 #include "gan/sample/sampler.h"
+#include "core/seeds.h"
 
 namespace hamgan {
 
 std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
                                                     int64_t standing_stats, torch::Device device) {
   const std::string file = resolve_checkpoint_path(path);
-  auto g = std::make_shared<Generator>(load_generator(file, /*use_ema=*/true, device, standing_stats, seed + 1));
+  auto g = std::make_shared<Generator>(load_generator(file, /*use_ema=*/true, device, standing_stats,
+                                                                    derived_seed(seed, SeedPurpose::kLoadStandingStats)));
   const ModelConfig mc = (*g)->config();
   auto noise = std::make_shared<const FixedNoise>(n, mc.z_dim, mc.num_classes, seed);
   auto make = [g, noise](int64_t count, int64_t offset) {

@@ -10,6 +10,7 @@
 #include "gan/sample/sampler.h"
 #include "metrics/classifier_training.h"
 #include "metrics/image_source.h"
+#include "core/seeds.h"
 
 namespace hamgan {
 
@@ -56,7 +57,8 @@ ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   if (cfg.n <= 0) throw ConfigError("class-consistency: n must be positive");
   const torch::Device device = resolve_device(cfg.device);
   Generator g =
-      load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device, cfg.standing_stats, cfg.seed + 1);
+      load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device, cfg.standing_stats,
+                     derived_seed(cfg.seed, SeedPurpose::kLoadStandingStats));
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }

@@ -19,6 +19,7 @@
 #include "gan/train/hooks.h"
 #include "gan/train/run_setup.h"
 #include "modules/conditional_bn.h"
+#include "core/seeds.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -43,7 +44,7 @@ class GridHook final : public TrainHook {
  public:
   explicit GridHook(const TrainConfig& cfg) : every_(cfg.sample_every) {
     const int64_t classes = std::min<int64_t>(cfg.model.num_classes, 10);
-    at::Generator gen = make_cpu_generator(cfg.seed + 12345);
+    at::Generator gen = make_cpu_generator(derived_seed(cfg.seed, SeedPurpose::kGridNoise));
     z_ = sample_z(classes * kPerClass, cfg.model.z_dim, 0.0, gen);
     std::vector<int64_t> labels;
     for (int64_t k = 0; k < classes; ++k)
@@ -61,7 +62,7 @@ class GridHook final : public TrainHook {
     try {
       LocalBatchStatsScope this_rank_only(*g);  // rank 0 draws the grid alone
       BufferSnapshot keep_buffers(*g);
-      accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, run.cfg.seed + 12346);
+      accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, derived_seed(run.cfg.seed, SeedPurpose::kGridStandingStats));
       images = generate(g, z_, y_, 128);
     } catch (const Interrupted&) {
       g->train(was_training);
