@@ -3,24 +3,25 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/field_options.h"
 #include "modules/attention_bench.h"
 
 namespace hamgan::cli {
 static CommandRegistrar bench_attention_registrar("bench.attention", [](CLI::App& root) {
-  auto cfg = std::make_shared<AttentionBenchConfig>();
+  using C = AttentionBenchConfig;
+  auto cfg = std::make_shared<C>();
   auto* sub = root.get_subcommand("bench")->add_subcommand(
       "attention", "Time SA and YLG attention (dense-masked vs gathered keys) forward and backward");
   add_config_file_option(sub);
-  sub->add_option("--batch", cfg->batch, "Images per call")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--channels", cfg->channels, "Channels C at the block (multiple of 64)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--size", cfg->size, "Feature-map side H = W (even)")->capture_default_str()->check(CLI::Range(2, 256));
-  sub->add_option("--iters", cfg->iters, "Timed calls per variant")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--device", cfg->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-  sub->add_option("--threads", cfg->threads, "CPU threads for LibTorch (0 = its default)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub->callback([cfg] { run_attention_bench(*cfg, std::cout); });
+  const FieldTable<C> fields = {
+      member_field(int_field("batch", "Images per call", at_least(1)), &C::batch),
+      member_field(int_field("channels", "Channels C at the block (multiple of 64)", at_least(1)), &C::channels),
+      member_field(int_field("size", "Feature-map side H = W (even)", between(2, 256)), &C::size),
+      member_field(int_field("iters", "Timed calls per variant", at_least(1)), &C::iters),
+      member_field(string_field("device", "auto, cpu, cuda or cuda:N"), &C::device),
+      member_field(int_field("threads", "CPU threads for LibTorch (0 = its default)", at_least(0)), &C::threads),
+  };
+  add_field_options(sub, fields, *cfg, "Options");
+  on_run(sub, [cfg] { run_attention_bench(*cfg, std::cout); });
 });
 }  // namespace hamgan::cli

@@ -5,24 +5,37 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/field_options.h"
 #include "gan/sample/class_consistency.h"
 
 namespace hamgan::cli {
+namespace {
+
+FieldTable<ClassConsistencyConfig> class_consistency_fields() {
+  using C = ClassConsistencyConfig;
+  return {
+      member_field(required(string_field("checkpoint", "Checkpoint file or run directory")), &C::checkpoint),
+      member_field(string_field("classifier", "Classifier file (trained first if missing)"), &C::classifier),
+      member_field(int_field("n", "Generated images", at_least(1)), &C::n),
+      member_field(int_field("seed", "Seed of z", at_least(0)), &C::seed),
+      member_field(flag_field("raw", "Use the raw G weights instead of the EMA"), &C::raw),
+      member_field(int_field("standing_stats", "Batches of 64 to recompute G's BN statistics over (0: stored moving "
+                                               "averages)",
+                             at_least(0)),
+                   &C::standing_stats),
+      member_field(string_field("device", "auto | cpu | cuda | cuda:N"), &C::device),
+  };
+}
+
+}  // namespace
 
 static CommandRegistrar class_consistency_registrar("class-consistency", [](CLI::App& root) {
   auto cfg = std::make_shared<ClassConsistencyConfig>();
-  ClassConsistencyConfig& c = *cfg;
   auto* sub = root.add_subcommand("class-consistency",
                                   "Fraction of class-balanced samples the classifier assigns to the requested class");
   add_config_file_option(sub);
-  sub->add_option("--checkpoint", c.checkpoint, "Checkpoint file or run directory")->required();
-  sub->add_option("--classifier", c.classifier, "Classifier file (trained first if missing)")->capture_default_str();
-  sub->add_option("--n", c.n, "Generated images")->check(CLI::PositiveNumber)->capture_default_str();
-  sub->add_option("--seed", c.seed, "Seed of z")->capture_default_str();
-  sub->add_flag("--raw", c.raw, "Use the raw G weights instead of the EMA");
-  sub->add_option("--standing_stats", c.standing_stats, "Batches of 64 to recompute G's BN statistics over (0: stored moving averages)")->check(CLI::NonNegativeNumber)->capture_default_str();
-  sub->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
-  sub->callback([cfg] {
+  add_field_options(sub, class_consistency_fields(), *cfg, "Options");
+  on_run(sub, [cfg] {
     const ClassConsistency r = run_class_consistency(*cfg);
     std::cout << "per class:";
     for (double v : r.per_class) {

@@ -5,22 +5,34 @@
 #include "gan/sample/checkpoint_source.h"
 
 namespace hamgan::cli {
+namespace {
+
+FieldTable<FidStatsConfig> fid_stats_fields() {
+  using C = FidStatsConfig;
+  const FieldTable<C> own = {
+      member_field(required(string_field("out", "Statistics file to write (.npz)")), &C::out),
+      // --stored writes np.savez members: the negation of `compressed`.
+      make_field<C>(flag_field("stored", "Write members uncompressed (np.savez) instead of deflated "
+                                         "(np.savez_compressed)"),
+                    [](const C& c) { return format_value(!c.compressed); },
+                    [](C& c, const std::string& s) { c.compressed = s != "true"; }),
+  };
+  return concat_fields(concat_fields(own, nested_fields(feature_option_fields(), &C::features)),
+                       nested_fields(sample_option_fields(), &C::sampling));
+}
+
+}  // namespace
+
 static CommandRegistrar fid_stats_registrar("fid-stats", [](CLI::App& root) {
   auto* sub = root.add_subcommand("fid-stats", "Write FID statistics (mu, sigma; pytorch-fid's .npz layout) of a data set "
                                                "or generator checkpoint");
   add_config_file_option(sub);
   auto c = std::make_shared<FidStatsConfig>();
-  sub->add_option("SRC", c->source, "Data set or generator checkpoint")->required();
-  sub->add_option("--out", c->out, "Statistics file to write (.npz)")->required();
-  auto stored = std::make_shared<bool>(false);
-  sub->add_flag("--stored", *stored, "Write members uncompressed (np.savez) instead of deflated (np.savez_compressed)")
-      ->capture_default_str();
-  auto finish_features = add_feature_options(sub, c->features);
-  add_sample_options(sub, c->sampling);
-  sub->callback([c, stored, finish_features] {
-    finish_features();
-    c->compressed = !*stored;
+  add_argument(sub, "SRC", c->source, "Data set or generator checkpoint", true);
+  add_field_options(sub, fid_stats_fields(), *c, "Options");
+  on_run(sub, [c] {
     run_fid_stats(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });
+
 }  // namespace hamgan::cli

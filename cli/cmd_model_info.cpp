@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/field_options.h"
 #include "cli/model_options.h"
 #include "core/errors.h"
 #include "gan/model/model_info.h"
@@ -14,14 +15,15 @@ static CommandRegistrar model_info_registrar("model-info", [](CLI::App& root) {
   add_config_file_option(sub);
   auto cfg = std::make_shared<ModelConfig>();
   auto preset = std::make_shared<std::string>();
-  sub->add_option("--preset", *preset, "Reference 128x128 ImageNet model instead of the model keys")
-      ->check(CLI::IsMember(model_preset_names()))->capture_default_str();
+  add_field_option(
+      sub, choice_field("preset", model_preset_names(), "Reference 128x128 ImageNet model instead of the model keys"),
+      [preset](const std::string& value) { *preset = value; }, "", "Options");
   add_model_options(sub, *cfg);
-  sub->callback([sub, cfg, preset] {
+  on_run(sub, [sub, cfg, preset] {
     ModelConfig c = *cfg;
     if (!preset->empty()) {
       for (const auto& name : model_option_names())
-        if (sub->get_option("--" + name)->count() > 0)
+        if (option_given(sub, name))
           throw ConfigError("model-info: --preset " + *preset + " and --" + name +
                             " cannot be combined; give either a preset or the model keys");
       c = model_preset(*preset);

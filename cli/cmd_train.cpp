@@ -30,25 +30,35 @@ static std::vector<std::string> worker_arguments(const std::vector<std::string>&
   return out;
 }
 
+// Run control: not keys of the resolved config.
+static FieldTable<TrainConfig> run_control_fields() {
+  using T = TrainConfig;
+  return {
+      member_field(flag_field("resume", "Continue from the run dir's latest checkpoint"), &T::resume),
+      member_field(flag_field("allow_config_change", "With --resume: accept a changed seed, batch_size, dataset, ... "
+                                                     "(recorded in config_changes.log)"),
+                   &T::allow_config_change),
+      make_field<T>(flag_field("quiet", "No progress bar"), [](const T& c) { return format_value(!c.progress); },
+                    [](T& c, const std::string& s) { c.progress = s != "true"; }),
+  };
+}
+
 static CommandRegistrar train_registrar("train", [](CLI::App& root) {
   auto cfg = std::make_shared<TrainConfig>();
-  auto quiet = std::make_shared<bool>(false);
   auto* sub = root.add_subcommand("train", "Train a class-conditional GAN (run dir: config, metrics, samples, checkpoints)");
   add_config_file_option(sub);
   add_model_options(sub, cfg->model);
   add_field_options(sub, train_config_fields(), *cfg, "Training", {"run_dir"});  // --run-dir too
-  const CLI::Option* run_dir = sub->get_option("--run_dir");
-  sub->add_flag("--resume", cfg->resume, "Continue from the run dir's latest checkpoint");
-  sub->add_flag("--allow_config_change", cfg->allow_config_change,
-                "With --resume: accept a changed seed, batch_size, dataset, ... (recorded in config_changes.log)")
-      ->configurable(false);
-  sub->add_flag("--quiet", *quiet, "No progress bar")->configurable(false);
+  add_field_options(sub, run_control_fields(), *cfg, "Run");
   auto nproc = std::make_shared<int64_t>(1);
-  sub->add_option("--nproc", *nproc,
-                  "Data-parallel ranks to start on this machine (without torchrun); batch_size stays the global batch")
-      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
-      ->configurable(false);
-  sub->callback([cfg, quiet, sub, run_dir, nproc] {
+  add_field_option(
+      sub,
+      int_field("nproc", "Data-parallel ranks to start on this machine (without torchrun); batch_size stays the "
+                         "global batch",
+                between(1, 1024)),
+      [nproc](const std::string& value) { parse_value(value, *nproc); }, "1", "Run");
+  command_line_only(sub, "nproc");  // the workers re-read the --config file
+  on_run(sub, [cfg, sub, nproc] {
     if (*nproc > 1) {
       if (std::getenv("WORLD_SIZE") || std::getenv("RANK"))
         throw ConfigError("--nproc: this process is already a rank of a launched job (RANK/WORLD_SIZE are set); "
@@ -58,10 +68,9 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
                 << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
       return;
     }
-    cfg->progress = !*quiet;
     // Same command + --resume finds the run again: its directory is named after the config file.
     const CLI::Option* config = sub->get_option("--config");
-    if (run_dir->count() == 0 && config->count() > 0)
+    if (!option_given(sub, "run_dir") && config->count() > 0)
       cfg->run_dir = "runs/" + std::filesystem::path(config->as<std::string>()).stem().string();
     cfg->config_text = resolved_config_text(*cfg);
     const TrainResult r = train(*cfg);

@@ -40,26 +40,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "hamgan 0.1.0");
   std::vector<std::string> args(argv + 1, argv + argc);
-  std::map<std::string, std::string> origins;  // options that came from a --config file
   // Ctrl-C, SIGTERM and SIGHUP stop every command at its next batch (exit 130,
   // nothing half-written); training checkpoints first.
   hamgan::StopSignalGuard signals;
   try {
     for (auto& [name, setup] : hamgan::cli::registry()) setup(app);
-    hamgan::cli::check_numeric_options(app);
     std::vector<std::string> parse_args = args;
-    origins = hamgan::cli::expand_config_file(app, parse_args);
     std::reverse(parse_args.begin(), parse_args.end());  // CLI11 takes the vector back to front
     app.parse(parse_args);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return app.exit(e);  // --help, --help-all, --version
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "hamgan: error: " << hamgan::cli::parse_error_line(e, app, args, origins) << "\n";
+    std::cerr << "hamgan: error: " << hamgan::cli::parse_error_line(e, app, args) << "\n";
     return 1;
   } catch (const hamgan::Interrupted& e) {
     std::cerr << "hamgan: stopped: " << e.what() << "\n";

@@ -1,22 +1,35 @@
 #pragma once
 // One table of fields per configuration. A field is a key (the TOML key and the
-// CLI long option name), a type, a check, help text and typed get/set on the
-// config object, all in text. Validation, "key = value" text and its reader,
-// and CLI options are derived from the table, so a key is written down once.
-// A field's default is whatever the config struct's initialiser says.
+// CLI long option name), a type, a check, help text, what a resume may do with it,
+// and typed get/set on the config object, all in text. Validation, "key = value"
+// text and its reader, and CLI options are derived from the table, so a key is
+// written down once. A field's default is whatever the config struct's initialiser says.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/config_file.h"
+#include "core/enum_names.h"
+#include "core/field_text.h"
+
 namespace hamgan {
 
-// kList: names from `choices`, comma-separated in text ("fid_inception,is"), a
-// TOML array in files (["fid_inception", "is"]); may be empty.
+// kList: names from `choices` (any items when there are none), comma-separated in
+// text ("fid_inception,is"), a TOML array in files (["fid_inception", "is"]); may be empty.
 enum class FieldType { kInt, kFloat, kBool, kString, kChoice, kList };
 
-// A check of a well-typed value: "" when fine, else what is wrong ("must be >= 1").
+// What `hamgan train --resume` does when a key differs from the run's recorded value.
+enum class ResumeRule {
+  kUndeclared,   // not said: treated as kMustMatch, and a test refuses it in the train table
+  kMustMatch,    // changes the updates or random draws: refused unless --allow_config_change
+  kMayChange,    // accepted and written to config_changes.log
+  kNotCompared,  // run control (run_dir, steps, ...): neither refused nor recorded
+};
+
+// A requirement on a well-typed value: "" when fine, else what it must be ("must be >= 1"), or
+// a whole problem with its fix when the text does not start with "must" ("x: no such file; ...").
 using FieldCheck = std::function<std::string(const std::string& value)>;
 
 // What a key is, independent of where its value lives.
@@ -24,54 +37,46 @@ struct FieldSpec {
   std::string key;
   FieldType type = FieldType::kString;
   std::string help;
-  std::vector<std::string> choices;  // kChoice: the accepted values
+  std::vector<std::string> choices;  // kChoice, kList: the accepted values
   FieldCheck check;                  // optional
   std::string default_value;         // canonical text; filled by make_field from the struct's default
+  bool flag = false;                 // kBool that the command line also takes bare (--key means true)
+  std::string negation;              // flag only: a second name that sets false ("no_progress")
+  bool required = false;             // the command line or --config must give it
+  ResumeRule resume = ResumeRule::kUndeclared;
 };
 
 FieldSpec int_field(std::string key, std::string help, FieldCheck check = {});
 FieldSpec float_field(std::string key, std::string help, FieldCheck check = {});
 FieldSpec bool_field(std::string key, std::string help);
+// A boolean taken bare on the command line (--key, or --key=false; --negation sets false).
+FieldSpec flag_field(std::string key, std::string help, std::string negation = "");
 FieldSpec string_field(std::string key, std::string help, FieldCheck check = {});
 FieldSpec choice_field(std::string key, std::vector<std::string> choices, std::string help);
 FieldSpec list_field(std::string key, std::vector<std::string> choices, std::string help);
-
-// The items of a kList value's canonical text ("" → none).
-std::vector<std::string> split_list(const std::string& text);
-std::string join_list(const std::vector<std::string>& items);
+// A string (or any) field that must be given.
+FieldSpec required(FieldSpec spec);
 
 FieldCheck at_least(double lo);                    // value >= lo
 FieldCheck above(double lo);                       // value > lo
 FieldCheck in_range(double lo, double hi);         // lo <= value < hi
+FieldCheck between(double lo, double hi);          // lo <= value <= hi
 FieldCheck one_of(std::vector<int64_t> values);    // integer in a set
 FieldCheck not_empty();
 
-// The problem with `value` for `spec` ("" when fine); on success `value` becomes canonical
-// ("1e-2" -> "0.01", "yes" -> "true").
+// What is wrong with `value` for `spec`, value first, with the fix ("" when fine; on success
+// `value` becomes canonical: "1e-2" -> "0.01", "yes" -> "true", "010" -> "10"):
+// "'abc' is not an integer; it must be an integer >= 1, like 64 (the default)",
+// "-16 is out of range; it must be >= 1". Callers prefix where it came from ("--key: ").
 std::string field_problem(const FieldSpec& spec, std::string& value);
-// field_problem as ConfigError "<section>: <key> <problem>".
+// ConfigError "<section>: <key> <problem>" for a bad value: the check's requirement with the value
+// ("must be >= 1, got '0'"), or field_problem's words for a value of the wrong type.
 void check_field(const std::string& section, const FieldSpec& spec, std::string& value);
-
-// Canonical text of a typed value and back (the value must already be canonical or checked).
-std::string format_value(int64_t v);
-std::string format_value(uint64_t v);
-std::string format_value(double v);  // shortest decimal that reads back exactly, always with '.' or 'e'
-std::string format_value(bool v);
-std::string format_value(const std::string& v);
-void parse_value(const std::string& s, int64_t& v);
-void parse_value(const std::string& s, uint64_t& v);
-void parse_value(const std::string& s, double& v);
-void parse_value(const std::string& s, bool& v);
-void parse_value(const std::string& s, std::string& v);
-std::string format_value(const std::vector<std::string>& v);  // comma-joined
-void parse_value(const std::string& s, std::vector<std::string>& v);
-
 // `key = value` as a TOML line: strings and choices quoted, lists as arrays of strings.
 std::string toml_line(const FieldSpec& spec, const std::string& value);
-// The `key = value` pairs of flat TOML text, values unquoted (a one-line array of strings
-// becomes its comma-joined items); blank and '#' lines are skipped.
-// A line that is not `key = value` throws ConfigError naming `section` and the line.
-std::vector<std::pair<std::string, std::string>> read_toml_lines(const std::string& section, const std::string& text);
+// A TOML entry's value as field text: a list's elements comma-joined (`list`), else its one value;
+// ConfigError "<section>: <key> takes one value, got an array of N" otherwise.
+std::string single_text_value(const std::string& section, const ConfigEntry& item, bool list);
 // ConfigError "<section>: unknown key '<key>'".
 [[noreturn]] void throw_unknown_field(const std::string& section, const std::string& key);
 
@@ -80,6 +85,12 @@ struct Field {
   FieldSpec spec;
   std::function<std::string(const T&)> get;              // canonical text of the current value
   std::function<void(T&, const std::string&)> set;       // from checked, canonical text
+
+  Field on_resume(ResumeRule rule) const {
+    Field f = *this;
+    f.spec.resume = rule;
+    return f;
+  }
 };
 template <class T>
 using FieldTable = std::vector<Field<T>>;
@@ -100,6 +111,14 @@ Field<T> member_field(FieldSpec spec, M T::*m) {
       [m](T& c, const std::string& s) { parse_value(s, c.*m); });
 }
 
+// A choice stored as enum member `m`, its choices and text from `names` (which must outlive the table).
+template <class T, class E>
+Field<T> enum_field(std::string key, const EnumNames<E>& names, std::string help, E T::*m) {
+  return make_field<T>(
+      choice_field(std::move(key), names.names(), std::move(help)), [&names, m](const T& c) { return names.name(c.*m); },
+      [&names, m](T& c, const std::string& s) { c.*m = names.parse(s); });
+}
+
 // The fields of `inner`, reached through member `m` of Outer.
 template <class Outer, class Inner>
 FieldTable<Outer> nested_fields(const FieldTable<Inner>& inner, Inner Outer::*m) {
@@ -108,6 +127,13 @@ FieldTable<Outer> nested_fields(const FieldTable<Inner>& inner, Inner Outer::*m)
     out.push_back({f.spec, [m, get = f.get](const Outer& c) { return get(c.*m); },
                    [m, set = f.set](Outer& c, const std::string& s) { set(c.*m, s); }});
   return out;
+}
+
+// The rows of `a`, then those of `b`.
+template <class T>
+FieldTable<T> concat_fields(FieldTable<T> a, const FieldTable<T>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 // Throws ConfigError "<section>: <key> ..." for the first bad value.
@@ -127,15 +153,17 @@ std::string fields_to_text(const FieldTable<T>& table, const T& c) {
   return s;
 }
 
-// Sets the keys present in `text` on `c` (missing keys keep c's values). Unknown keys and bad
-// values throw ConfigError naming the key.
+// Sets the keys present in TOML `text` on `c` (missing keys keep c's values). Malformed TOML,
+// unknown keys and bad values throw ConfigError naming the key.
 template <class T>
 void fields_from_text(const std::string& section, const FieldTable<T>& table, const std::string& text, T& c) {
-  for (auto& [key, value] : read_toml_lines(section, text)) {
+  for (const ConfigEntry& item : parse_config_text(text, section)) {
+    const std::string key = item.table.empty() ? item.key : item.table + "." + item.key;
     const Field<T>* field = nullptr;
     for (const auto& f : table)
       if (f.spec.key == key) field = &f;
     if (!field) throw_unknown_field(section, key);
+    std::string value = single_text_value(section, item, field->spec.type == FieldType::kList);
     check_field(section, field->spec, value);
     field->set(c, value);
   }

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/config_fields.h"
+#include "core/field_text.h"
 #include "core/errors.h"
 
 namespace hamgan {
@@ -34,6 +34,24 @@ std::string scalar_text(const toml::node& n, const std::string& source, const st
   }
   throw ConfigError(where(source, n.source()) + ": " + key +
                     ": dates, times and nested arrays or tables are not config values; use a number, string or boolean");
+}
+
+// The key on line `line` (1-based) of `text`, if that line reads `key = ...`, so a
+// value toml++ cannot read ("z_dim = seven") is named by its key.
+std::string key_on_line(const std::string& text, int64_t line) {
+  std::istringstream in(text);
+  std::string l;
+  for (int64_t i = 0; i < line && std::getline(in, l); ++i) {
+  }
+  const auto eq = l.find('=');
+  if (eq == std::string::npos) return "";
+  const auto first = l.find_first_not_of(" \t");
+  const auto last = l.find_last_not_of(" \t", eq == 0 ? 0 : eq - 1);
+  if (first == std::string::npos || last == std::string::npos || last < first || first >= eq) return "";
+  const std::string key = l.substr(first, last - first + 1);
+  const bool bare = key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") ==
+                    std::string::npos;
+  return bare ? key : "";
 }
 
 // toml++'s description of a syntax error, with the fix.
@@ -84,7 +102,11 @@ std::vector<ConfigEntry> parse_config_text(const std::string& text, const std::s
   try {
     table = toml::parse(text, source_name);
   } catch (const toml::parse_error& e) {
-    throw ConfigError(where(source_name, e.source()) + ": " + parse_problem(std::string(e.description())));
+    std::string problem = parse_problem(std::string(e.description()));
+    const std::string key = key_on_line(text, e.source().begin.line);
+    if (!key.empty() && problem.find("is set twice") == std::string::npos)
+      problem.insert(problem.find("; fix the TOML"), ", in the value of " + key);
+    throw ConfigError(where(source_name, e.source()) + ": " + problem);
   }
   std::vector<ConfigEntry> entries;
   flatten(table, "", source_name, entries);

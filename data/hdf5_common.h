@@ -1,6 +1,6 @@
 #pragma once
 // Names and conventions shared by the HDF5 reader and writer. The layout is
-// BigGAN-PyTorch's make_hdf5.py (ecosystem.md §2.1): `imgs` uint8
+// BigGAN-PyTorch's make_hdf5.py (docs/data.md, "Sources"): `imgs` uint8
 // (N, 3, H, W), `labels` int64 (N), chunks of 500 along axis 0. We add an
 // `imgs` attribute "layout" ("NCHW" or, for StudioGAN files, "NHWC") and a
 // root attribute "num_classes"; both are optional when reading.

@@ -11,29 +11,12 @@
 
 #include "core/errors.h"
 #include "data/formats.h"
-#include <filesystem>
-
 #include "data/hdf5_common.h"
 #include "data/hdf5_lzf.h"
+#include "data/hdf5_storage.h"
 #include "data/image_io.h"
 
 namespace hamgan {
-
-namespace hdf5 {
-void quiet_errors() {
-  // Thread-safe HDF5 keeps the error stack, and its auto-print setting, per
-  // thread: every thread that calls HDF5 (loader and prepare workers) needs it.
-  thread_local bool done = false;
-  if (!done) {
-    H5::Exception::dontPrint();
-    done = true;
-  }
-}
-std::string detail(const H5::Exception& e) {
-  std::string d = e.getDetailMsg();
-  return d.empty() ? std::string("HDF5 error") : d;
-}
-}  // namespace hdf5
 
 namespace {
 using hdf5::register_lzf_filter;
@@ -145,10 +128,9 @@ class Hdf5Dataset : public Dataset {
         uint64_t(h_) * uint64_t(w_) > kMaxImagePixels)
       throw DataError(path_ + ": images of " + std::to_string(h_) + "x" + std::to_string(w_) +
                       " are outside what a data set can hold (at most 8192x8192 pixels; damaged header?)");
-    // Unchunked storage must hold what the shape promises: HDF5 reads a short
-    // compact dataset past the end of its own buffer (found by fuzzing).
-    check_storage(imgs_, "imgs", uint64_t(n_) * uint64_t(c_) * uint64_t(h_) * uint64_t(w_));
-    check_storage(labels, "labels", uint64_t(n_) * labels.getDataType().getSize());
+    // The storage must hold what the shape promises before anything is read.
+    check_hdf5_storage(path_, imgs_, "imgs", uint64_t(n_) * uint64_t(c_) * uint64_t(h_) * uint64_t(w_));
+    check_hdf5_storage(path_, labels, "labels", uint64_t(n_) * labels.getDataType().getSize());
     labels_.resize(n_);
     labels.read(labels_.data(), H5::PredType::NATIVE_INT64);
     const int64_t max_label = *std::max_element(labels_.begin(), labels_.end());
@@ -167,49 +149,6 @@ class Hdf5Dataset : public Dataset {
       imgs_ = file_.openDataSet(hdf5::kImages, dapl);
     }
     if (spec.in_memory) load_all();
-  }
-
-  void check_storage(const H5::DataSet& d, const char* name, uint64_t bytes) const {
-    const H5::DSetCreatPropList plist = d.getCreatePlist();
-    const H5D_layout_t layout = plist.getLayout();
-    const auto damaged = [&](uint64_t stored, uint64_t needed, const std::string& what) {
-      return DataError(path_ + ": \"" + name + "\" stores " + std::to_string(stored) + " bytes " + what +
-                       " but its shape needs " + std::to_string(needed) + " (file truncated or damaged)");
-    };
-    if ((layout == H5D_COMPACT || layout == H5D_CONTIGUOUS) && d.getStorageSize() < bytes)
-      throw damaged(d.getStorageSize(), bytes, "in all");
-    if (layout != H5D_CHUNKED) return;
-    hsize_t chunk[H5S_MAX_RANK];
-    const int rank = plist.getChunk(H5S_MAX_RANK, chunk);
-    uint64_t chunk_bytes = d.getDataType().getSize();
-    for (int i = 0; i < rank; ++i) chunk_bytes *= chunk[i];
-    // LZF decompresses to the chunk size the file records: it must be the real one.
-    if (plist.allFiltersAvail() && H5Pget_filter_by_id2(plist.getId(), hdf5::kLzfFilterId, nullptr, nullptr, nullptr,
-                                                        0, nullptr, nullptr) >= 0) {
-      unsigned flags = 0, values[8] = {0};
-      size_t count = 8;
-      H5Pget_filter_by_id2(plist.getId(), hdf5::kLzfFilterId, &flags, &count, values, 0, nullptr, nullptr);
-      if (count < 3 || values[2] != chunk_bytes)
-        throw DataError(path_ + ": \"" + name + "\" records LZF chunks of " + std::to_string(count < 3 ? 0 : values[2]) +
-                        " bytes but its chunks hold " + std::to_string(chunk_bytes) + " (file damaged)");
-    }
-    // Unfiltered chunks are copied as stored: each must be exactly a chunk's size.
-    // Any chunk is read whole at its recorded size: none can exceed the file.
-    const bool filtered = plist.getNfilters() != 0;
-    std::error_code ec;
-    const uint64_t file_bytes = std::filesystem::file_size(path_, ec);
-    hsize_t chunks = 0;
-    const H5::DataSpace space = d.getSpace();
-    if (H5Dget_num_chunks(d.getId(), space.getId(), &chunks) < 0) return;
-    for (hsize_t i = 0; i < chunks; ++i) {
-      hsize_t offset[H5S_MAX_RANK];
-      unsigned mask = 0;
-      haddr_t addr = 0;
-      hsize_t size = 0;
-      if (H5Dget_chunk_info(d.getId(), space.getId(), i, offset, &mask, &addr, &size) < 0) continue;
-      if ((!filtered && size != chunk_bytes) || (!ec && size > file_bytes))
-        throw damaged(size, chunk_bytes, "in chunk " + std::to_string(i));
-    }
   }
 
   bool detect_nhwc() const {

@@ -1,10 +1,10 @@
 // Image folders in ImageNet train layout: root/<class>/**/<file>.{png,jpg,jpeg}.
 // Class index = position of the folder name in the sorted list (torchvision and
-// BigGAN-PyTorch find_classes, ecosystem.md §2.3); files are walked
+// BigGAN-PyTorch find_classes; docs/data.md, "Sources"); files are walked
 // recursively and sorted, as BigGAN's make_dataset does. A root without
 // sub-folders is a flat folder of images, one class (label 0), its files
 // sorted: the way pytorch-fid, clean-fid and torch-fidelity take a folder. Pixels follow
-// BigGAN-PyTorch's ImageNet preparation (§2.1): RGB, centred square crop of
+// BigGAN-PyTorch's ImageNet preparation (make_hdf5.py): RGB, centred square crop of
 // side min(H, W), then PIL-exact bilinear resize; see docs/data.md for rounding.
 #include <algorithm>
 #include <filesystem>

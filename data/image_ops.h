@@ -6,7 +6,7 @@ namespace hamgan {
 
 // The centred square of side min(H, W), offsets as torchvision's center_crop
 // (round((H − side) / 2), Python rounding: half to even), as BigGAN-PyTorch's
-// CenterCropLongEdge does (ecosystem.md §2.1).
+// CenterCropLongEdge does (docs/data.md, "Sources").
 torch::Tensor center_crop_square(const torch::Tensor& image);
 
 // PIL's Image.resize(BILINEAR) re-implemented exactly: a triangle filter

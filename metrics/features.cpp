@@ -56,7 +56,7 @@ class NativeInception : public FeatureExtractor {
   std::string desc_;
 };
 
-// NVIDIA's inception-2015-12-05.pt, ecosystem.md §1.7: forward(img 0..255,
+// NVIDIA's inception-2015-12-05.pt (docs/metrics.md, "Sources"): forward(img 0..255,
 // return_features) resizes internally (legacy_tensorflow); other modes resize
 // here and call the `layers` submodule on the normalised 299×299 input.
 class TorchScriptInception : public FeatureExtractor {

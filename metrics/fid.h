@@ -1,6 +1,6 @@
 #pragma once
 // FID, IS and KID end to end: inputs are statistics files (.npz), data sets or
-// generator checkpoints, as pytorch-fid takes two paths (ecosystem.md §1.3).
+// generator checkpoints, as pytorch-fid takes two paths (docs/metrics.md, "Commands").
 #include <torch/torch.h>
 
 #include <functional>

@@ -1,8 +1,8 @@
 #pragma once
-// Fréchet distance between two Gaussians (ecosystem.md §1.1):
+// Fréchet distance between two Gaussians (docs/metrics.md, "The Fréchet distance"):
 //   d² = ‖μ₁−μ₂‖² + tr Σ₁ + tr Σ₂ − 2·tr((Σ₁Σ₂)^½)
 // in float64. tr((Σ₁Σ₂)^½) is computed in the symmetric form
-// tr((A Σ₂ A)^½) with A = Σ₁^½ (TF-GAN's idea, ecosystem.md §1.10): Σ₁Σ₂ is
+// tr((A Σ₂ A)^½) with A = Σ₁^½ (TF-GAN's classifier_metrics.py): Σ₁Σ₂ is
 // similar to AΣ₂A, which is symmetric positive semi-definite, so two `eigh`
 // calls give the eigenvalues exactly where scipy's Schur-based `sqrtm` of the
 // non-symmetric product (pytorch-fid, TTUR) only approximates them. Both agree

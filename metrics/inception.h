@@ -1,6 +1,6 @@
 #pragma once
 // The FID Inception-v3 (the TF "inception-2015-12-05" graph as ported by
-// pytorch-fid, ecosystem.md §1.3): torchvision's Inception3 layout with
+// pytorch-fid; docs/metrics.md, "Sources"): torchvision's Inception3 layout with
 // 1008 classes and no aux head, where Mixed_5b–5d, 6b–6e and 7b average-pool
 // their pool branch with count_include_pad=false (TF semantics) and Mixed_7c
 // max-pools it (a quirk of the TF graph). Submodule and parameter names equal

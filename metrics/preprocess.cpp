@@ -7,16 +7,18 @@
 
 namespace hamgan {
 
-std::vector<std::string> resize_mode_names() { return {"legacy_tensorflow", "legacy_pytorch", "clean"}; }
-
-ResizeMode parse_resize_mode(const std::string& name) {
-  if (name == "legacy_tensorflow") return ResizeMode::legacy_tensorflow;
-  if (name == "legacy_pytorch") return ResizeMode::legacy_pytorch;
-  if (name == "clean") return ResizeMode::clean;
-  throw ConfigError("--resize: unknown mode '" + name + "' (use legacy_tensorflow, legacy_pytorch or clean)");
+const EnumNames<ResizeMode>& resize_mode_table() {
+  static const EnumNames<ResizeMode> names("resize", {{ResizeMode::legacy_tensorflow, "legacy_tensorflow"},
+                                                      {ResizeMode::legacy_pytorch, "legacy_pytorch"},
+                                                      {ResizeMode::clean, "clean"}});
+  return names;
 }
 
-std::string to_string(ResizeMode mode) { return resize_mode_names()[static_cast<int>(mode)]; }
+std::vector<std::string> resize_mode_names() { return resize_mode_table().names(); }
+
+ResizeMode parse_resize_mode(const std::string& name) { return resize_mode_table().parse(name); }
+
+std::string to_string(ResizeMode mode) { return resize_mode_table().name(mode); }
 
 torch::Tensor tf1_bilinear_matrix(int64_t in, int64_t out) {
   // TF1 resize_bilinear (align_corners=False, half_pixel_centers=False):

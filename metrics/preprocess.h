@@ -1,6 +1,6 @@
 #pragma once
 // Inception input preprocessing in the three camps' exact forms
-// (ecosystem.md §1.2–1.7, names as clean-fid and StudioGAN use them):
+// (docs/metrics.md, "Preprocessing modes"; names as clean-fid and StudioGAN use them):
 //   legacy_tensorflow  TF1 bilinear resize (sample point j·in/out, no half-pixel
 //                      shift, edge clamped) then (x−128)/128: TTUR, TF-GAN,
 //                      torch-fidelity and NVIDIA's TorchScript (whose affine_grid
@@ -14,10 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.h"
+
 namespace hamgan {
 
 enum class ResizeMode { legacy_tensorflow, legacy_pytorch, clean };
 
+// The option `resize` takes these names.
+const EnumNames<ResizeMode>& resize_mode_table();
 std::vector<std::string> resize_mode_names();
 ResizeMode parse_resize_mode(const std::string& name);  // ConfigError listing the names
 std::string to_string(ResizeMode mode);

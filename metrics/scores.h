@@ -1,6 +1,6 @@
 #pragma once
 // Inception Score and Kernel Inception Distance from the same features the FID
-// uses, in float64, following torch-fidelity's definitions (ecosystem.md §1.5).
+// uses, in float64, following torch-fidelity's definitions (docs/metrics.md, "Sources").
 #include <torch/torch.h>
 
 namespace hamgan {

@@ -1,7 +1,7 @@
 #pragma once
 // Feature statistics for FID: mean and covariance accumulated in float64 while
 // streaming, so 50k×2048 features never sit in memory, and stored as .npz with
-// pytorch-fid's keys `mu` (D) and `sigma` (D, D), both float64 (ecosystem.md §1.11).
+// pytorch-fid's keys `mu` (D) and `sigma` (D, D), both float64 (docs/metrics.md, "Statistics files").
 #include <torch/torch.h>
 
 #include <optional>

@@ -1,4 +1,4 @@
-// Shared attention parts and the SAGAN self-attention block (architecture.md §1.5).
+// Shared attention parts and the SAGAN self-attention block (docs/modules.md, `sa`).
 #include "modules/attention.h"
 
 #include "core/errors.h"
@@ -8,7 +8,7 @@
 namespace hamgan {
 
 AttentionBaseImpl::AttentionBaseImpl(int64_t channels_, int64_t qk_channels) : channels(channels_) {
-  // Bias-free 1×1 convs with exact SN W/σ, Glorot-uniform init (§1.5, §1.7, §1.1).
+  // Bias-free 1×1 convs with exact SN W/σ, Glorot-uniform init (docs/modules.md, "Context blocks").
   auto conv = [](int64_t in, int64_t out) {
     return SNConv2dOptions(in, out, 1).padding(0).bias(false).mode(SNMode::kExact);
   };
@@ -54,10 +54,10 @@ SelfAttentionImpl::SelfAttentionImpl(int64_t channels_, bool pooled_)
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor&) {
   const auto p = project(x, pooled ? "sa" : "sa_dense", pooled);
-  // A = softmax over the keys (N/4 pooled, N dense) of θᵀφ, no 1/√d scale (§1.5 step 3).
+  // A = softmax over the keys (N/4 pooled, N dense) of θᵀφ, no 1/√d scale (docs/modules.md, `sa`).
   const auto attn = torch::softmax(to_fp32_if_reduced(p.q.transpose(1, 2).bmm(p.k)), -1);  // (B, N, keys)
   const auto out = p.v.bmm(attn.transpose(1, 2));                        // (B, C/2, N)
-  // Row-major (h·W + w) flattening both ways, as the reference (§1.12).
+  // Row-major (h·W + w) flattening both ways, as the reference.
   return finish(x, out.view({x.size(0), channels / 2, x.size(2), x.size(3)}));
 }
 
@@ -67,8 +67,18 @@ std::string SelfAttentionImpl::describe() const {
          (pooled ? ", pooled keys)" : ", all keys)");
 }
 
+int64_t attention_macs(const std::vector<int64_t>& shape, bool pooled) {
+  const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
+  const int64_t keys = pooled ? (shape.at(2) / 2) * (shape.at(3) / 2) : n;
+  return batch * (n * c * (c / 8) * 2 + n * c * (c / 2) * 2 + n * keys * (c / 8) + n * keys * (c / 2));
+}
+
 ContextBlock make_sa_block(const ContextOptions&, int64_t channels) {
   return std::make_shared<SelfAttentionImpl>(channels);
+}
+
+int64_t sa_block_macs(const ContextOptions&, const std::vector<int64_t>& shape) {
+  return attention_macs(shape, /*pooled=*/true);
 }
 
 // SAGAN's channel split with all n keys (the non-local product of Wang et al.). The Hamburger
@@ -76,6 +86,10 @@ ContextBlock make_sa_block(const ContextOptions&, int64_t channels) {
 // ≈1.25·C²); docs/modules.md.
 ContextBlock make_sa_dense_block(const ContextOptions&, int64_t channels) {
   return std::make_shared<SelfAttentionImpl>(channels, /*pooled=*/false);
+}
+
+int64_t sa_dense_block_macs(const ContextOptions&, const std::vector<int64_t>& shape) {
+  return attention_macs(shape, /*pooled=*/false);
 }
 
 }  // namespace hamgan

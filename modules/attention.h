@@ -1,8 +1,10 @@
 #pragma once
-// The SAGAN self-attention block (architecture.md §1.5) and YLG's 8-head
-// local attention (§2.2, §2.3). Both share the four bias-free 1×1 convs with
-// exact spectral normalisation W/σ (§1.7) and the σ-residual y = x + σ·o.
+// The SAGAN self-attention block and YLG's 8-head local attention
+// (docs/modules.md, `sa` and `ylg`). Both share the four bias-free 1×1 convs
+// with exact spectral normalisation W/σ and the σ-residual y = x + σ·o.
 #include <torch/torch.h>
+
+#include <vector>
 
 #include "modules/context_block.h"
 #include "modules/spectral_norm.h"
@@ -42,8 +44,14 @@ class SelfAttentionImpl : public AttentionBaseImpl {
   bool pooled;
 };
 
-// Registry factory for "sa_dense": SelfAttentionImpl without the key/value pooling.
+// Registry factory for "sa_dense": SelfAttentionImpl without the key/value pooling, and its MACs.
 ContextBlock make_sa_dense_block(const ContextOptions& options, int64_t channels);
+int64_t sa_dense_block_macs(const ContextOptions& options, const std::vector<int64_t>& shape);
+
+// MACs of one forward on `shape` (N, C, H, W) of the shared convs and the dense attention products:
+// θ, φ (C→C/8), g (C→C/2), o (C/2→C) over n = H·W positions, logits (n × keys × C/8) and A·g
+// (n × keys × C/2), keys = (H/2)(W/2) after the 2×2 pooling, n without it.
+int64_t attention_macs(const std::vector<int64_t>& shape, bool pooled);
 
 // Implementation of the YLG attention product; both give the same result
 // (up to exp(−1000) terms, see docs/modules.md).
@@ -55,7 +63,7 @@ enum class YlgKernel {
 
 class YlgAttentionImpl : public AttentionBaseImpl {
  public:
-  static constexpr int64_t kHeads = 8;  // hard-coded in the reference (§2.2)
+  static constexpr int64_t kHeads = 8;  // hard-coded in the reference (docs/modules.md, `ylg`)
   explicit YlgAttentionImpl(int64_t channels, YlgKernel kernel = YlgKernel::kBlocked);
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {}) override;
   std::string describe() const override;

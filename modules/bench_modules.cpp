@@ -5,15 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iomanip>
-#include <sstream>
 
 #include "core/threads.h"
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/errors.h"
-#include "modules/ea_block.h"
 #include "modules/memory_meter.h"
 
 namespace hamgan {
@@ -73,74 +69,7 @@ double median_ms(const ModuleBenchConfig& c, const torch::Device& device, F&& st
   return median(times);
 }
 
-// 1234567 -> "1.23M" (decimal prefixes; integers below 1000 as they are).
-std::string human(double v) {
-  const char* prefix[] = {"", "K", "M", "G", "T"};
-  int p = 0;
-  while (std::abs(v) >= 1000 && p < 4) v /= 1000, ++p;
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(p == 0 ? 0 : v < 10 ? 2 : 1) << v << prefix[p];
-  return s.str();
-}
-
-// Bytes in MiB, or KiB below 1 MiB.
-std::string human_bytes(int64_t b) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(1);
-  if (b < 1048576) {
-    s << b / 1024.0 << " KiB";
-  } else {
-    s << b / 1048576.0 << " MiB";
-  }
-  return s.str();
-}
-
 }  // namespace
-
-int64_t module_macs(const ContextOptions& o, const std::vector<int64_t>& shape) {
-  const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
-  if (o.name == "none") return 0;
-  if (o.name == "sa" || o.name == "ylg" || o.name == "sa_dense") {
-    // §1.5: θ, φ (C→C/8), g (C→C/2), out (C/2→C) 1×1 convs over n positions; logits (n × keys × C/8)
-    // and A·g (n × keys × C/2), keys = n/4 after the 2×2 pooling, n for sa_dense. YLG (§2.2) is
-    // counted as the reference's dense masked product: 8 heads partition the same channels, so
-    // the count equals SA's.
-    const int64_t keys = o.name == "sa_dense" ? n : (shape.at(2) / 2) * (shape.at(3) / 2);
-    return batch * (n * c * (c / 8) * 2 + n * c * (c / 2) * 2 + n * keys * (c / 8) + n * keys * (c / 2));
-  }
-  if (o.name == "ham") {
-    const HamOptions h = parse_ham_options(o);
-    const int64_t d = c, r = h.rank > 0 ? h.rank : std::max<int64_t>(1, c / 8);
-    const int64_t k = std::max(h.train_steps, h.eval_steps);
-    int64_t ham = 0;
-    switch (h.type) {
-      case HamType::kNMF:
-        // init XᵀD; per step: XᵀD, DᵀD, C(DᵀD), XC, CᵀC, D(CᵀC); final: XᵀD, DᵀD, C(DᵀD).
-        ham = n * d * r + k * (2 * n * d * r + 2 * n * r * r + 2 * d * r * r) + (n * d * r + d * r * r + n * r * r);
-        break;
-      case HamType::kVQ:  // per step: cos(X, D), XC; final: cos(X, D)
-        ham = k * 2 * n * d * r + n * d * r;
-        break;
-      case HamType::kCD:  // per step: X̄ᵀD, XC; final: DᵀD, DᵀX, LU of (r×r) ≈ r³/3, solve r²n
-        ham = k * 2 * n * d * r + (d * r * r + d * r * n + r * r * r / 3 + r * r * n);
-        break;
-    }
-    // Lower bread C·d per position; upper bread on the factors (W_u D: C·d·r, then (W_u D) Cᵀ: C·r·n),
-    // or with CBN the reconstruction D Cᵀ (d·r·n) and the 1×1 conv (d·C·n).
-    const int64_t upper = o.num_classes > 0 ? d * r * n + d * c * n : c * d * r + c * r * n;
-    return batch * (n * c * d + ham + upper);
-  }
-  if (o.name == "ea") {
-    // What forward() runs. One head: the folded maps M_k·W_q (S × C) and W_o·M_v (C × S), 2·S·C²
-    // once per forward, then logits and output 2·n·S·C per sample. Several heads: q and o
-    // (2·n·C²) plus the shared memories on every head (2·n·S·C), i.e. 2nC(C + S) per sample.
-    const EaOptions e = parse_ea_options(o);
-    const int64_t s = e.memory;
-    if (e.heads == 1) return batch * 2 * n * s * c + 2 * s * c * c;
-    return batch * 2 * n * c * (c + s);
-  }
-  return -1;  // unknown block: not counted
-}
 
 std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::ostream& log) {
   if (cfg.shape.size() != 4 || *std::min_element(cfg.shape.begin(), cfg.shape.end()) < 1)
@@ -200,44 +129,6 @@ std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& cfg, std::
     write_text_atomically(cfg.out, json);
   }
   return results;
-}
-
-std::string format_bench_table(const std::vector<ModuleBenchResult>& rs) {
-  std::ostringstream s;
-  s << std::fixed;
-  s << "| block | params | MACs | memory train | memory infer | time train | time infer |\n"
-    << "|---|---|---|---|---|---|---|\n";
-  for (const auto& r : rs) {
-    s << "| " << r.block << " | " << human(static_cast<double>(r.params)) << " | "
-      << (r.macs >= 0 ? human(static_cast<double>(r.macs)) : "?") << " | " << human_bytes(r.peak_bytes_train) << " | "
-      << human_bytes(r.peak_bytes_fwd) << " | " << std::setprecision(2) << r.train_ms << " ms | " << r.fwd_ms
-      << " ms |\n";
-  }
-  const auto sa = std::find_if(rs.begin(), rs.end(), [](const auto& r) { return r.block == "sa"; });
-  if (sa != rs.end()) {
-    s << "\nSA / block ratios (higher: the block is cheaper than SA):\n";
-    for (const auto& r : rs) {
-      if (r.block == "sa" || r.block == "none") continue;
-      s << std::setprecision(2) << "  " << r.block << ": train time " << sa->train_ms / r.train_ms << "x, train memory "
-        << static_cast<double>(sa->peak_bytes_train) / std::max<int64_t>(1, r.peak_bytes_train) << "x, infer time "
-        << sa->fwd_ms / r.fwd_ms << "x, infer memory "
-        << static_cast<double>(sa->peak_bytes_fwd) / std::max<int64_t>(1, r.peak_bytes_fwd) << "x\n";
-    }
-  }
-  return s.str();
-}
-
-std::string bench_results_json(const std::vector<ModuleBenchResult>& rs) {
-  std::ostringstream s;
-  s << std::setprecision(6) << "[\n";
-  for (size_t i = 0; i < rs.size(); ++i) {
-    const auto& r = rs[i];
-    s << "  {\"block\": \"" << r.block << "\", \"params\": " << r.params << ", \"macs\": " << r.macs
-      << ", \"fwd_ms\": " << r.fwd_ms << ", \"train_ms\": " << r.train_ms << ", \"peak_bytes_fwd\": " << r.peak_bytes_fwd
-      << ", \"peak_bytes_train\": " << r.peak_bytes_train << "}" << (i + 1 < rs.size() ? "," : "") << "\n";
-  }
-  s << "]\n";
-  return s.str();
 }
 
 void run_bench_modules(const ModuleBenchConfig& config, std::ostream& out) {

@@ -30,21 +30,18 @@ struct ModuleBenchConfig {
 struct ModuleBenchResult {
   std::string block;
   int64_t params = 0;            // learnable scalars (spectral-norm u vectors and BN statistics excluded)
-  int64_t macs = 0;              // multiply-accumulates of one forward, counted per op (module_macs)
+  int64_t macs = 0;              // multiply-accumulates of one forward, the block's registered count (module_macs)
   double fwd_ms = 0;             // median inference time
   double train_ms = 0;           // median forward + backward time
   int64_t peak_bytes_fwd = 0;    // peak live tensor bytes above the input, inference
   int64_t peak_bytes_train = 0;  // same for forward + backward (incl. input and parameter gradients)
 };
 
-// Analytic MACs of one forward of block `options` on `shape` (N, C, H, W): the sum over its
-// convolutions and matrix products; element-wise ops, softmax and normalisations are not counted.
-int64_t module_macs(const ContextOptions& options, const std::vector<int64_t>& shape);
-
 // Runs the benchmark, printing progress lines to `log`, writes config.out when set, and returns the rows.
 std::vector<ModuleBenchResult> bench_modules(const ModuleBenchConfig& config, std::ostream& log);
 
-// Markdown table of the results, plus SA-relative ratios when an "sa" row is present.
+// Markdown table of the results, plus SA-relative ratios when an "sa" row is present
+// (bench_modules_report.cpp, as the JSON below).
 std::string format_bench_table(const std::vector<ModuleBenchResult>& results);
 // JSON list of objects with keys block, params, macs, fwd_ms, train_ms, peak_bytes_fwd, peak_bytes_train.
 std::string bench_results_json(const std::vector<ModuleBenchResult>& results);

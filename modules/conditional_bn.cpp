@@ -1,4 +1,4 @@
-// Conditional batch norm as TF-GAN's tfgan.tpu.batch_norm (architecture.md §1.6).
+// Conditional batch norm as TF-GAN's tfgan.tpu.batch_norm (docs/modules.md, "Conditional batch norm").
 #include "modules/conditional_bn.h"
 
 #include "core/errors.h"

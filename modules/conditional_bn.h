@@ -1,5 +1,5 @@
 #pragma once
-// Batch norm with per-class gain and bias tables (architecture.md §1.6):
+// Batch norm with per-class gain and bias tables (docs/modules.md, "Conditional batch norm"):
 // γ = gain[y] (init 1, used directly), β = bias[y] (init 0), batch statistics
 // with biased variance over (N, H, W) in training, moving statistics in eval,
 // eps 1e-3, moving-average decay 0.999 (PyTorch momentum 0.001).

@@ -2,9 +2,9 @@
 // The global-context block interface and its registry. Every block maps
 // (N, C, H, W) to the same shape; G and D build theirs by name, so swapping
 // SA for the Hamburger never touches generator or discriminator code.
-// A block registers its name, its factory and its option fields in one
-// registry line (context_registry.cpp); the model config, CLI, checkpoint
-// text and validation pick the options up from there.
+// A block registers its name, its factory, its option fields and its MAC
+// count in one registry line (context_registry.cpp); the model config, CLI,
+// checkpoint text, validation and `hamgan bench modules` pick them up from there.
 #include <torch/torch.h>
 
 #include <functional>
@@ -42,16 +42,22 @@ class ContextBlockImpl : public torch::nn::Module {
 using ContextBlock = std::shared_ptr<ContextBlockImpl>;
 
 using ContextBlockFactory = std::function<ContextBlock(const ContextOptions&, int64_t channels)>;
+// Analytic multiply-accumulates of one forward of the block on `shape` (N, C, H, W): the sum over
+// its convolutions and matrix products; element-wise ops, softmax and normalisations are not counted.
+using ContextBlockMacs = std::function<int64_t(const ContextOptions&, const std::vector<int64_t>& shape)>;
 
 // Builds the block `options.name` for `channels` input channels; an unknown name
 // throws ConfigError listing the known ones.
 ContextBlock make_context_block(const ContextOptions& options, int64_t channels);
 std::vector<std::string> context_block_names();
 // Adds a block with its option fields (keys unique across all blocks, since config files are
-// flat); a duplicate name or key throws ModelError.
+// flat) and, optionally, its MAC count; a duplicate name or key throws ModelError.
 void register_context_block(const std::string& name, ContextBlockFactory factory,
-                            std::vector<FieldSpec> options = {});
+                            std::vector<FieldSpec> options = {}, ContextBlockMacs macs = {});
 // The option fields of every registered block, in registration order.
 std::vector<FieldSpec> context_block_option_fields();
+// The registered MAC count of block `options.name` on `shape` (N, C, H, W); -1 for a block that
+// registered none or an unknown name (not counted).
+int64_t module_macs(const ContextOptions& options, const std::vector<int64_t>& shape);
 
 }  // namespace hamgan

@@ -1,7 +1,7 @@
-// Registry of context blocks by name (style.md lesson 5): each entry is a name,
-// a factory and the block's option fields. Built-ins are added on first use from
-// this file, never by static registrars (which a static library would drop at
-// link time).
+// Registry of context blocks by name (docs/modules.md, "Context blocks"): each
+// entry is a name, a factory, the block's option fields and its MAC count.
+// Built-ins are added on first use from this file, never by static registrars
+// (which a static library would drop at link time).
 #include <mutex>
 #include <utility>
 
@@ -19,6 +19,7 @@ struct Entry {
   std::string name;
   ContextBlockFactory factory;
   std::vector<FieldSpec> options;
+  ContextBlockMacs macs;  // empty: not counted
 };
 
 struct Registry {
@@ -30,12 +31,12 @@ Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry();
     reg->entries = {
-        {"none", make_none_block, {}},
-        {"sa", make_sa_block, {}},
-        {"ylg", make_ylg_block, {}},
-        {"ham", make_ham_block, ham_block_options()},
-        {"sa_dense", make_sa_dense_block, {}},
-        {"ea", make_ea_block, ea_block_options()},
+        {"none", make_none_block, {}, none_block_macs},
+        {"sa", make_sa_block, {}, sa_block_macs},
+        {"ylg", make_ylg_block, {}, ylg_block_macs},
+        {"ham", make_ham_block, ham_block_options(), ham_block_macs},
+        {"sa_dense", make_sa_dense_block, {}, sa_dense_block_macs},
+        {"ea", make_ea_block, ea_block_options(), ea_block_macs},
     };
     return reg;
   }();
@@ -66,7 +67,8 @@ std::vector<FieldSpec> context_block_option_fields() {
   return fields;
 }
 
-void register_context_block(const std::string& name, ContextBlockFactory factory, std::vector<FieldSpec> options) {
+void register_context_block(const std::string& name, ContextBlockFactory factory, std::vector<FieldSpec> options,
+                            ContextBlockMacs macs) {
   if (name.empty() || !factory) throw ModelError("context block registration needs a name and a factory");
   for (const auto& o : options) {
     std::string v = o.default_value;
@@ -85,7 +87,18 @@ void register_context_block(const std::string& name, ContextBlockFactory factory
           throw ModelError("context block '" + name + "': option key '" + o.key + "' is already used by block '" +
                            e.name + "'; prefix the key with the block name");
   }
-  r.entries.push_back({name, std::move(factory), std::move(options)});
+  r.entries.push_back({name, std::move(factory), std::move(options), std::move(macs)});
+}
+
+int64_t module_macs(const ContextOptions& options, const std::vector<int64_t>& shape) {
+  ContextBlockMacs macs;
+  {
+    auto& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto& e : r.entries)
+      if (e.name == options.name) macs = e.macs;
+  }
+  return macs ? macs(options, shape) : -1;
 }
 
 ContextBlock make_context_block(const ContextOptions& options, int64_t channels) {

@@ -152,4 +152,15 @@ ContextBlock make_ea_block(const ContextOptions& options, int64_t channels) {
   return std::make_shared<EaBlockImpl>(parse_ea_options(options), channels, options.num_classes);
 }
 
+int64_t ea_block_macs(const ContextOptions& options, const std::vector<int64_t>& shape) {
+  // What forward() runs. One head: the folded maps M_k·W_q (S × C) and W_o·M_v (C × S), 2·S·C²
+  // once per forward, then logits and output 2·n·S·C per sample. Several heads: q and o
+  // (2·n·C²) plus the shared memories on every head (2·n·S·C), i.e. 2nC(C + S) per sample.
+  const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
+  const EaOptions e = parse_ea_options(options);
+  const int64_t s = e.memory;
+  if (e.heads == 1) return batch * 2 * n * s * c + 2 * s * c * c;
+  return batch * 2 * n * c * (c + s);
+}
+
 }  // namespace hamgan

@@ -78,7 +78,8 @@ TORCH_MODULE(EaBlock);
 // fp16); the result keeps the dtype it was computed in.
 torch::Tensor ea_double_normalize(const torch::Tensor& logits);
 
-// Registry factory for the name "ea" (see context_block.h).
+// Registry factory for the name "ea" (see context_block.h), and its MACs on (N, C, H, W).
 ContextBlock make_ea_block(const ContextOptions& options, int64_t channels);
+int64_t ea_block_macs(const ContextOptions& options, const std::vector<int64_t>& shape);
 
 }  // namespace hamgan

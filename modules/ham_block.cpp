@@ -1,56 +1,17 @@
-// Hamburger context block (GAN variant v1, architecture.md §3.1); see ham_block.h.
+// Hamburger context block (GAN variant v1, docs/ham.md); see ham_block.h.
 #include "modules/ham_block.h"
 
 #include <sstream>
 
 #include "core/errors.h"
-#include "modules/block_options.h"
 #include "modules/fp32_region.h"
+#include "modules/ham_nmf_autograd.h"
 #include "modules/ham_nmf_cpu.h"
 
 namespace hamgan {
 namespace {
 
-constexpr double kOnlineEta = 0.9;  // seg HamNet ETA: bases += η (mean_B(D) − bases) (§3.5)
-
-// ReLU then the NMF one-step code update, C = relu(Z)ᵀD ⊙ S with D and S constants, as one
-// autograd node. It takes Z already rectified in place and saves a 1-byte mask instead of the
-// 4-byte rectified activations; backward forms the single (B, d, n) gradient and masks it in
-// place. Same values and gradient as torch::relu followed by ham_final_codes.
-struct ReluNmfCodes : torch::autograd::Function<ReluNmfCodes> {
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x_relu,
-                               const torch::Tensor& bases, const torch::Tensor& scale) {
-    ctx->save_for_backward({x_relu.gt(0), bases, scale});
-    return torch::bmm(x_relu.transpose(1, 2), bases).mul_(scale);  // (B, n, r)
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const auto& mask = saved[0];
-    auto grad_x = torch::bmm(saved[1], (grads[0] * saved[2]).transpose(1, 2));  // (B, d, r)·(B, r, n)
-    grad_x.mul_(mask);
-    return {grad_x, torch::Tensor(), torch::Tensor()};
-  }
-};
-
-// The same node on the CPU for float32 with r ≤ 8: ReLU, the K local steps and the final code
-// update in one pass per sample (modules/ham_nmf_cpu.h), saving the mask, S and D; the backward
-// writes ∂X in X's layout. Outputs: the codes (differentiable) and the bases (constant).
-struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
-                                                const torch::Tensor& bases, int64_t steps, double temperature) {
-    auto r = nmf_one_step_cpu(x, bases, steps, temperature, kHamEps, /*keep_for_backward=*/true);
-    ctx->save_for_backward({r.positive, r.scale, r.bases});
-    ctx->mark_non_differentiable({r.bases});
-    return {r.codes, r.bases};
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const NmfOneStepCpu state{saved[2], torch::Tensor(), saved[1], saved[0]};  // the codes are not needed
-    return {nmf_one_step_backward_cpu(grads[0], state), torch::Tensor(), torch::Tensor(), torch::Tensor()};
-  }
-};
+constexpr double kOnlineEta = 0.9;  // seg HamNet ETA: bases += η (mean_B(D) − bases) (docs/ham.md)
 
 void validate(const HamOptions& o, int64_t channels, int64_t rank, int64_t num_classes) {
   validate_fields("ham", ham_option_table(), o);
@@ -66,80 +27,11 @@ void validate(const HamOptions& o, int64_t channels, int64_t rank, int64_t num_c
 
 }  // namespace
 
-// ---------------------------------------------------------------- options
-
-const FieldTable<HamOptions>& ham_option_table() {
-  using H = HamOptions;
-  static const FieldTable<HamOptions> table = {
-      make_field<H>(choice_field("ham_type", {"nmf", "vq", "cd"}, "Matrix decomposition of the ham block: nmf, vq or cd"),
-                    [](const H& h) { return to_string(h.type); },
-                    [](H& h, const std::string& s) { h.type = parse_ham_type(s); }),
-      member_field(int_field("ham_train_steps", "Ham iterations K while training", at_least(1)), &H::train_steps),
-      member_field(int_field("ham_eval_steps", "Ham iterations K in eval", at_least(1)), &H::eval_steps),
-      member_field(int_field("ham_rank", "Ham rank r; 0 = d/8", at_least(0)), &H::rank),
-      make_field<H>(choice_field("ham_gradient", {"one-step", "bptt"}, "Ham gradient: one-step or bptt"),
-                    [](const H& h) { return to_string(h.gradient); },
-                    [](H& h, const std::string& s) { h.gradient = parse_ham_gradient(s); }),
-      member_field(float_field("ham_temperature", "Ham softmax temperature; 0 = reference (NMF 1, VQ/CD 0.01)",
-                               at_least(0)),
-                   &H::temperature),
-      member_field(float_field("ham_beta", "CD ridge term", above(0)), &H::beta),
-      make_field<H>(choice_field("ham_init", {"random", "online"}, "Ham bases: random (fresh each forward) or online"),
-                    [](const H& h) { return to_string(h.init); },
-                    [](H& h, const std::string& s) { h.init = parse_ham_init(s); }),
-  };
-  return table;
-}
-
-std::vector<FieldSpec> ham_block_options() { return option_specs(ham_option_table()); }
-
-HamOptions parse_ham_options(const ContextOptions& o) {
-  return parse_block_options("ham", ham_option_table(), o);
-}
-
-ContextOptions ham_context_options(const HamOptions& h, int64_t num_classes) {
-  return block_context_options("ham", ham_option_table(), h, num_classes);
-}
-
-HamType parse_ham_type(const std::string& s) {
-  if (s == "nmf") return HamType::kNMF;
-  if (s == "vq") return HamType::kVQ;
-  if (s == "cd") return HamType::kCD;
-  throw ConfigError("unknown ham type '" + s + "'; use nmf, vq or cd");
-}
-
-HamGradient parse_ham_gradient(const std::string& s) {
-  if (s == "one-step" || s == "one_step" || s == "onestep") return HamGradient::kOneStep;
-  if (s == "bptt") return HamGradient::kBPTT;
-  throw ConfigError("unknown ham gradient '" + s + "'; use one-step or bptt");
-}
-
-HamInit parse_ham_init(const std::string& s) {
-  if (s == "random") return HamInit::kRandom;
-  if (s == "online") return HamInit::kOnline;
-  throw ConfigError("unknown ham init '" + s + "'; use random or online");
-}
-
-std::string to_string(HamType t) {
-  switch (t) {
-    case HamType::kNMF: return "nmf";
-    case HamType::kVQ: return "vq";
-    case HamType::kCD: return "cd";
-  }
-  return "?";
-}
-
-std::string to_string(HamGradient g) { return g == HamGradient::kOneStep ? "one-step" : "bptt"; }
-
-std::string to_string(HamInit i) { return i == HamInit::kRandom ? "random" : "online"; }
-
-// ---------------------------------------------------------------- block
-
 HamBlockImpl::HamBlockImpl(const HamOptions& o, int64_t channels_, int64_t num_classes)
     : options(o), channels(channels_), rank(o.rank > 0 ? o.rank : std::max<int64_t>(1, channels_ / 8)) {
   validate(o, channels, rank, num_classes);
   temperature = o.temperature > 0 ? o.temperature : default_ham_temperature(o.type);
-  // Both breads: sn_conv1x1, no bias, exact W/σ (§3.1 steps 2 and 6).
+  // Both breads: sn_conv1x1, no bias, exact W/σ (docs/ham.md, "The block").
   lower = register_module(
       "lower", SNConv2d(SNConv2dOptions(channels, channels, 1).padding(0).bias(false).mode(SNMode::kExact)));
   upper = register_module(
@@ -149,7 +41,7 @@ HamBlockImpl::HamBlockImpl(const HamOptions& o, int64_t channels_, int64_t num_c
   }
   sigma = register_parameter("sigma", torch::zeros({}));
   if (o.init == HamInit::kOnline) {
-    // One persistent (S=1, d, r) set of bases, L2-normalised over d like every online update (§3.5).
+    // One persistent (S=1, d, r) set of bases, L2-normalised over d like every online update.
     auto b = ham_random_bases(o.type, 1, channels, rank, torch::kFloat);
     online_bases = register_buffer("online_bases", b / b.norm(2, {1}, true).clamp_min(1e-12));
   }
@@ -208,16 +100,16 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   }
   HamFactors f;
   if (nmf_one_step && fused_nmf_takes(X, bases0)) {
-    // CPU float32: ReLU, the K steps and the final code update in one kernel (FusedNmfOneStep).
+    // CPU float32: ReLU, the K steps and the final code update in one kernel (fused_nmf_one_step).
     if (with_graph) {
-      auto out = FusedNmfOneStep::apply(X, bases0, so.steps, so.temperature);
+      auto out = fused_nmf_one_step(X, bases0, so.steps, so.temperature);
       f = {out[1], out[0]};
     } else {
       auto r = nmf_one_step_cpu(X, bases0, so.steps, so.temperature, kHamEps, /*keep_for_backward=*/false);
       f = {r.bases, r.codes};
     }
   } else {
-    // NMF with the one-step gradient in autograd: ReLU and the final code step fused (see ReluNmfCodes).
+    // NMF with the one-step gradient in autograd: ReLU and the final code step fused (relu_nmf_codes).
     const bool fused = nmf_one_step && with_graph;
     // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:
     // the conv does not need its output for backward.
@@ -228,7 +120,7 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
       X = torch::relu_(X);
     }
     f = ham_local_steps(fused ? X.detach() : X, bases0, so);
-    f.codes = fused ? ReluNmfCodes::apply(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
+    f.codes = fused ? relu_nmf_codes(X, f.bases, nmf_one_step_scale(f)) : ham_final_codes(X, f, so);
   }
   if (online_bases.defined() && !is_training()) online_update(f.bases);
   return f;
@@ -295,6 +187,30 @@ void HamBlockImpl::pretty_print(std::ostream& stream) const { stream << "hamgan:
 
 ContextBlock make_ham_block(const ContextOptions& options, int64_t channels) {
   return std::make_shared<HamBlockImpl>(parse_ham_options(options), channels, options.num_classes);
+}
+
+int64_t ham_block_macs(const ContextOptions& o, const std::vector<int64_t>& shape) {
+  const int64_t batch = shape.at(0), c = shape.at(1), n = shape.at(2) * shape.at(3);
+  const HamOptions h = parse_ham_options(o);
+  const int64_t d = c, r = h.rank > 0 ? h.rank : std::max<int64_t>(1, c / 8);
+  const int64_t k = std::max(h.train_steps, h.eval_steps);
+  int64_t ham = 0;
+  switch (h.type) {
+    case HamType::kNMF:
+      // init XᵀD; per step: XᵀD, DᵀD, C(DᵀD), XC, CᵀC, D(CᵀC); final: XᵀD, DᵀD, C(DᵀD).
+      ham = n * d * r + k * (2 * n * d * r + 2 * n * r * r + 2 * d * r * r) + (n * d * r + d * r * r + n * r * r);
+      break;
+    case HamType::kVQ:  // per step: cos(X, D), XC; final: cos(X, D)
+      ham = k * 2 * n * d * r + n * d * r;
+      break;
+    case HamType::kCD:  // per step: X̄ᵀD, XC; final: DᵀD, DᵀX, LU of (r×r) ≈ r³/3, solve r²n
+      ham = k * 2 * n * d * r + (d * r * r + d * r * n + r * r * r / 3 + r * r * n);
+      break;
+  }
+  // Lower bread C·d per position; upper bread on the factors (W_u D: C·d·r, then (W_u D) Cᵀ: C·r·n),
+  // or with CBN the reconstruction D Cᵀ (d·r·n) and the 1×1 conv (d·C·n).
+  const int64_t upper = o.num_classes > 0 ? d * r * n + d * c * n : c * d * r + c * r * n;
+  return batch * (n * c * d + ham + upper);
 }
 
 }  // namespace hamgan

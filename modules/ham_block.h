@@ -1,5 +1,5 @@
 #pragma once
-// The Hamburger context block, GAN variant v1 (architecture.md §3.1):
+// The Hamburger context block, GAN variant v1 (docs/ham.md, "The block"):
 //   lower bread  SNConv1×1(C → d), no bias, W/σ
 //   ReLU         (NMF only: its input must be non-negative; the reference CD/VQ have none)
 //   ham          K steps of NMF | VQ | CD on X (B, d, n), rank r (ham_decomposition.h)
@@ -13,35 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "core/config_fields.h"
 #include "modules/conditional_bn.h"
 #include "modules/context_block.h"
 #include "modules/ham_decomposition.h"
+#include "modules/ham_options.h"
 #include "modules/ham_types.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {
-
-// The Hamburger's options; config keys ham_type, ham_train_steps, ... (ham_option_table()).
-struct HamOptions {
-  HamType type = HamType::kNMF;
-  int64_t train_steps = 6;  // K while training
-  int64_t eval_steps = 6;   // K in eval (the GAN code uses the same K)
-  int64_t rank = 0;         // r; 0 means d / 8
-  HamGradient gradient = HamGradient::kOneStep;
-  double temperature = 0.0;  // 0 means the reference value for the type (NMF 1, VQ/CD 0.01 i.e. inv_t 100)
-  double beta = 0.01;        // CD ridge term (GAN code 0.01)
-  HamInit init = HamInit::kRandom;
-};
-
-// The one list of the Hamburger's option keys with their checks and help.
-const FieldTable<HamOptions>& ham_option_table();
-// The same fields as the registry holds them (context_registry.cpp).
-std::vector<FieldSpec> ham_block_options();
-// The typed options from a block's option values; a bad value throws ConfigError naming its key.
-HamOptions parse_ham_options(const ContextOptions& options);
-// ContextOptions for the block "ham" carrying `options` (benchmarks and tests).
-ContextOptions ham_context_options(const HamOptions& options, int64_t num_classes = 0);
 
 class HamBlockImpl : public ContextBlockImpl {
  public:
@@ -81,7 +60,8 @@ class HamBlockImpl : public ContextBlockImpl {
 };
 TORCH_MODULE(HamBlock);
 
-// Registry factory for the name "ham" (see context_block.h).
+// Registry factory for the name "ham" (see context_block.h), and its MACs on (N, C, H, W).
 ContextBlock make_ham_block(const ContextOptions& options, int64_t channels);
+int64_t ham_block_macs(const ContextOptions& options, const std::vector<int64_t>& shape);
 
 }  // namespace hamgan

@@ -119,7 +119,7 @@ HamFactors ham_local_steps(const torch::Tensor& x_in, const torch::Tensor& bases
   const bool one_step = o.gradient == HamGradient::kOneStep;
   HamFactors f{bases, {}};
   {
-    // One-step gradient (paper §2.3): the K local steps record no graph and keep no activations.
+    // One-step gradient (docs/ham.md): the K local steps record no graph and keep no activations.
     std::optional<torch::NoGradGuard> no_grad;
     if (one_step) no_grad.emplace();
     switch (o.type) {

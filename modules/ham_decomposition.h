@@ -1,6 +1,6 @@
 #pragma once
 // The Hamburger's "ham": K steps of a matrix decomposition of X (B, d, n), n = H·W
-// (paper §2, Alg. 1-3; architecture.md §3.2 NMF, §3.3 CD, §3.5 VQ).
+// (the Hamburger paper's Alg. 1-3; docs/ham.md, "The decompositions").
 //
 // Layout follows the reference code: bases D (B, d, r), codes C (B, n, r) — the
 // paper's C (r × n) transposed — and the reconstruction X̂ = D Cᵀ (B, d, n).
@@ -33,15 +33,15 @@ struct HamFactors {
   torch::Tensor codes;  // C: (B, n, r)
 };
 
-// The reference temperature of each type: NMF 1 (§3.2), VQ and CD 0.01 (inv_t 100, §3.3/§3.5).
+// The reference temperature of each type: NMF 1, VQ and CD 0.01 (the codes' inv_t 100).
 double default_ham_temperature(HamType type);
 
-// Random initial bases (B, d, r): NMF Uniform[0,1) unnormalised (GAN code, §3.2);
-// VQ/CD N(0,1) L2-normalised over d (§3.3, §3.5).
+// Random initial bases (B, d, r): NMF Uniform[0,1) unnormalised (GAN code);
+// VQ/CD N(0,1) L2-normalised over d.
 torch::Tensor ham_random_bases(HamType type, int64_t batch, int64_t d, int64_t r, const torch::TensorOptions& options,
                                std::optional<at::Generator> generator = std::nullopt);
 
-// ---- NMF (multiplicative updates, Lee & Seung; §3.2) ----
+// ---- NMF (multiplicative updates, Lee & Seung; GAN nmf) ----
 // C₀ = softmax_r(XᵀD / T).
 torch::Tensor nmf_init_codes(const torch::Tensor& x, const torch::Tensor& bases, double temperature);
 // C ← C ⊙ (XᵀD) / (C (DᵀD) + ε).
@@ -51,14 +51,14 @@ torch::Tensor nmf_update_bases(const torch::Tensor& x, const torch::Tensor& base
 // One local step: codes first, then bases with the new codes.
 HamFactors nmf_step(const torch::Tensor& x, const HamFactors& f);
 
-// ---- Soft VQ (paper Alg. 1; seg VQ2D, §3.5) ----
+// ---- Soft VQ (paper Alg. 1; seg VQ2D) ----
 // C = softmax_r(cos(X, D) / T); C ← C / (ε + Σ_n C); D = X C.
 HamFactors vq_step(const torch::Tensor& x, const torch::Tensor& bases, double temperature);
 // Final codes: softmax_r((X / (ε + ‖X‖))ᵀ normalise(D) / T); ‖X‖ is a constant for autograd
 // when detach_norm is set (the reference code's one-step path).
 torch::Tensor vq_codes(const torch::Tensor& x, const torch::Tensor& bases, double temperature, bool detach_norm);
 
-// ---- Soft concept decomposition (paper Alg. 3; GAN cd, §3.3) ----
+// ---- Soft concept decomposition (paper Alg. 3; GAN cd) ----
 // C = softmax_r(normalise(X)ᵀ D / T); C ← C / (ε + Σ_n C); D = normalise_d(X C).
 HamFactors cd_step(const torch::Tensor& x, const torch::Tensor& bases, double temperature);
 // Final codes: C = Xᵀ D (DᵀD + βI)⁻¹ (ridge least squares), solved, not inverted.

@@ -1,5 +1,5 @@
 // The `none` context block: an identity module rather than a null branch, so
-// G and D always own a "context" submodule (style.md lesson 5).
+// G and D always own a "context" submodule (docs/modules.md, "Context blocks").
 #include "modules/builtin_blocks.h"
 #include "core/errors.h"
 
@@ -21,5 +21,7 @@ ContextBlock make_none_block(const ContextOptions&, int64_t channels) {
   if (channels <= 0) throw ModelError("context block none: channels must be positive, got " + std::to_string(channels));
   return std::make_shared<NoneBlockImpl>();
 }
+
+int64_t none_block_macs(const ContextOptions&, const std::vector<int64_t>&) { return 0; }
 
 }  // namespace hamgan

@@ -1,5 +1,5 @@
 // Spectral normalisation, following TF-GAN's spectral_normalization.py
-// (architecture.md §1.7).
+// (docs/modules.md, "Spectral normalisation").
 #include "modules/spectral_norm.h"
 
 #include <cmath>
@@ -11,7 +11,7 @@ namespace hamgan {
 namespace {
 
 // tf.math.l2_normalize: x / sqrt(max(Σx², eps)) — the epsilon bounds the
-// squared norm, not the norm (§1.7).
+// squared norm, not the norm.
 torch::Tensor l2_normalize(const torch::Tensor& x, double eps) {
   return x * torch::rsqrt(torch::clamp_min(x.square().sum(), eps));
 }
@@ -28,7 +28,7 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
   TORCH_CHECK(u.dim() == 1 && u.size(0) == w.size(0), "spectral_normalize: u must be (", w.size(0), "), got ",
               u.sizes());
   // One power iteration from the stored u. TF runs it on every call and
-  // writes u back only when training (§1.7); u and v are constants for
+  // writes u back only when training; u and v are constants for
   // autograd, so σ's gradient is uᵀ(dW)v.
   torch::Tensor u_new, v;
   {
@@ -44,7 +44,7 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
 }
 
 void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out) {
-  // VarianceScaling(scale 1, fan_avg, uniform): U(−b, b), b = √(6 / (fan_in + fan_out)) (§1.1).
+  // VarianceScaling(scale 1, fan_avg, uniform): U(−b, b), b = √(6 / (fan_in + fan_out)).
   torch::NoGradGuard no_grad;
   const double bound = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
   weight.uniform_(-bound, bound);
@@ -117,7 +117,7 @@ SNEmbeddingImpl::SNEmbeddingImpl(int64_t num_embeddings_, int64_t embedding_dim_
   weight = register_parameter("weight", torch::empty({num_embeddings, embedding_dim}));
   // TF normalises the transposed table (dim × classes) with u over its
   // columns, i.e. u has one entry per class; viewing our (classes × dim)
-  // table as (out, in) gives exactly that iteration (§1.7).
+  // table as (out, in) gives exactly that iteration.
   u = register_buffer("u", make_u(num_embeddings));
   reset_parameters();
 }

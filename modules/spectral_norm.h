@@ -1,5 +1,5 @@
 #pragma once
-// Spectral normalisation as layers (architecture.md §1.7): a persistent u
+// Spectral normalisation as layers (docs/modules.md, "Spectral normalisation"): a persistent u
 // buffer (N(0,1) init), one power iteration per training forward
 //   v = l2norm(Wᵀu), u = l2norm(W v), σ = uᵀ W v   (u, v are constants for autograd)
 // and u frozen in eval. The weight matrix is W viewed as (out, in·kh·kw).
@@ -62,7 +62,7 @@ class SNEmbeddingImpl : public torch::nn::Module {
 };
 TORCH_MODULE(SNEmbedding);
 
-// Glorot/Xavier-uniform weights and zero biases, the TF-GAN default (§1.1).
+// Glorot/Xavier-uniform weights and zero biases, the TF-GAN default (docs/models.md, "Initialisation").
 void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out);
 
 }  // namespace hamgan

@@ -1,4 +1,4 @@
-// YLG local attention (architecture.md §2.2, masks §2.3): 8 heads, each with
+// YLG local attention (docs/modules.md, `ylg`, with its masks): 8 heads, each with
 // its own ESA-reindexed sparsity pattern; disallowed keys get a finite −1000
 // logit bias before the softmax, exactly as the reference.
 #include <limits>
@@ -67,14 +67,14 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
   const auto p = project(x, "ylg");
   prepare(x);
   const int64_t b = x.size(0), n_out = x.size(2) * x.size(3), n = n_out / 4;
-  // Contiguous channel blocks per head (§2.2): head dims C/64 (q, k) and C/16 (v).
+  // Contiguous channel blocks per head (docs/modules.md, `ylg`): head dims C/64 (q, k) and C/16 (v).
   const auto q = p.q.view({b, kHeads, -1, n_out}).transpose(2, 3);  // (B, 8, N, dq)
   const auto k = p.k.view({b, kHeads, -1, n});                       // (B, 8, dq, n)
   const auto v = p.v.view({b, kHeads, -1, n});                       // (B, 8, dv, n)
   const int64_t dq = k.size(2), dv = v.size(2);
   if (kernel == YlgKernel::kBlocked) {
     const auto out = ylg_blocked_attention(cache_.plan, p.q.view({b, kHeads, -1, n_out}), k, v);  // (B, 8, dv, N)
-    // Heads re-merged interleaved: channel = d·8 + h (§2.2).
+    // Heads re-merged interleaved: channel = d·8 + h (docs/modules.md, `ylg`).
     return finish(x, out.transpose(1, 2).reshape({b, channels / 2, x.size(2), x.size(3)}));
   }
   torch::Tensor out;  // (B, 8, N, dv)
@@ -92,7 +92,7 @@ torch::Tensor YlgAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
     const auto logits = q.unsqueeze(3).matmul(kg.transpose(3, 4)) + cache_.key_bias;  // (B, 8, N, 1, K)
     out = torch::softmax(to_fp32_if_reduced(logits), -1).matmul(vg).squeeze(3);  // (B, 8, N, dv)
   }
-  // Heads re-merged interleaved: channel = d·8 + h (§2.2).
+  // Heads re-merged interleaved: channel = d·8 + h (docs/modules.md, `ylg`).
   const auto merged = out.permute({0, 3, 1, 2}).reshape({b, channels / 2, x.size(2), x.size(3)});
   return finish(x, merged);
 }
@@ -104,6 +104,12 @@ std::string YlgAttentionImpl::describe() const {
 
 ContextBlock make_ylg_block(const ContextOptions&, int64_t channels) {
   return std::make_shared<YlgAttentionImpl>(channels);
+}
+
+// Counted as the reference's dense masked product: the 8 heads partition SA's channels, so the
+// count equals SA's (the gather and blocked kernels do fewer).
+int64_t ylg_block_macs(const ContextOptions&, const std::vector<int64_t>& shape) {
+  return attention_macs(shape, /*pooled=*/true);
 }
 
 }  // namespace hamgan

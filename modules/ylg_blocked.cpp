@@ -32,7 +32,7 @@ YlgBlockedPlan make_ylg_blocked_plan(int64_t height, int64_t width, const torch:
   auto key_rank = torch::empty({nb * s}, torch::kLong);
   for (int64_t r = 0; r < nb * s; ++r) key_rank[r] = cells[std::min(r, n - 1)];
   // Sorted slot j holds copy t = j mod 4 of the query whose tiled key-grid row
-  // has rank o = j / 4; query q = t·n + cell (tiling quirk, §2.3).
+  // has rank o = j / 4; query q = t·n + cell (the reference's tiling quirk).
   auto sort = torch::zeros({nb * 4 * s}, torch::kLong);
   auto unsort = torch::empty({n_out}, torch::kLong);
   for (int64_t j = 0; j < n * 4; ++j) sort[j] = (j % 4) * n + cells[j / 4];

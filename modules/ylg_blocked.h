@@ -1,7 +1,7 @@
 #pragma once
 // Structured YLG kernel: the same attention as the dense-masked reference,
 // computed only over each query's allowed keys without materialising
-// per-query key copies (architecture.md §2.3 rules, docs/modules.md).
+// per-query key copies (mask rules in docs/modules.md, "ylg: YLG local attention").
 //  - Floor heads (RF, LF; even heads): in ESA rank order the allowed keys of a
 //    query are the ranks of its own s-block, so queries sorted by rank form
 //    blocks of 4·s queries (4 tiled copies) × s keys: a batched block matmul

@@ -1,5 +1,5 @@
 // YLG mask construction, following ylg/masks.py as described in
-// architecture.md §2.3.
+// docs/modules.md, "ylg: YLG local attention".
 #include "modules/ylg_masks.h"
 
 #include <cmath>
@@ -70,7 +70,7 @@ torch::Tensor ylg_masks(int64_t height, int64_t width) {
         if (ylg_allows_1d(heads[h], o, i, n, s)) a[h][cells[o]][cells[i]] = true;
   // Output tiling quirk of the reference (get_grid_indices_from_1d): the n×n
   // mask is stacked H·W/n = 4 times, so query q uses row q mod n — not the
-  // key cell under the query. Kept for faithfulness (§2.3).
+  // key cell under the query. Kept for faithfulness.
   return small.repeat({1, n_out / n, 1}).contiguous();  // (8, H·W, n)
 }
 

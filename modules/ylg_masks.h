@@ -1,5 +1,5 @@
 #pragma once
-// YLG attention masks (architecture.md §2.3), generalised from the 32×32
+// YLG attention masks (docs/modules.md, "ylg: YLG local attention"), generalised from the 32×32
 // query / 16×16 key grid to any even H×W: keys live on the (H/2)×(W/2) grid,
 // n = (H/2)(W/2), the 1-D stride is ⌊√n⌋, and the reference's output tiling
 // (query q uses key-grid row q mod n) is kept.

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""Checks the include rules of docs/architecture.md: each room includes only
+"""Checks the include rules of docs/architecture.md (and that its room table and
+hook order match the code): each room includes only
 the rooms below it (and itself), and no two source files include each other
-in a cycle (a .h/.cpp pair counts as one file). Exits 1 naming each breach."""
+in a cycle (a .h/.cpp pair counts as one file). Also checks that no source,
+script or doc cites a document that is not in the repository (a numbered
+section sign, or a document by name that is not in docs/): such facts belong
+in docs/*.md.
+Exits 1 naming each breach."""
 import os
 import re
 import sys
@@ -25,6 +30,13 @@ ALLOWED = {
             "gan/report", "gan/train", "experiments"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Citations of documents outside the repository: a section sign followed by a number, the names of
+# documents that are not in docs/, or their directory (written so this file does not match).
+OUTSIDE_CITATION = re.compile(r"\xa7\s*\d|\b(?:style|ecosystem|structure|paper|external-attention)\.md\b"
+                              r"|shared[/]reference")
+# A section of a publication named on the same line (e.g. "Numerical Recipes \xa76.4") is fine.
+PUBLICATION_SECTION = re.compile(r"(?:Recipes|et al\.)[^\xa7]*\xa7")
+CITING_FILES = (".h", ".cpp", ".cu", ".py", ".sh", ".md", ".txt", ".cmake", ".toml")
 
 
 def room_of(path):
@@ -32,6 +44,44 @@ def room_of(path):
         if path == room or path.startswith(room + "/"):
             return room
     return None
+
+
+def outside_citations(root):
+    problems = []
+    for dirpath, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "build")) and d not in ("runs", "__pycache__"))
+        for n in sorted(names):
+            if not n.endswith(CITING_FILES):
+                continue
+            path = os.path.join(dirpath, n)
+            rel = os.path.relpath(path, root)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    if OUTSIDE_CITATION.search(line) and not PUBLICATION_SECTION.search(line):
+                        problems.append(f"{rel}:{number} cites a document that is not in the repository; "
+                                        "cite the docs/*.md section that states the fact")
+    return problems
+
+
+def architecture_doc(root):
+    """docs/architecture.md names every room of ALLOWED in its table, and its line of
+    standard hooks lists the hooks standard_hooks() builds, in the same order."""
+    problems = []
+    with open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8") as f:
+        doc = f.read()
+    documented = set(re.findall(r"^\| `([a-z/]+)/` \|", doc, re.M))
+    for room in sorted(set(ALLOWED) ^ documented):
+        where = "is missing from" if room in ALLOWED else "is not a room of scripts/check_layers.py but is in"
+        problems.append(f"room {room} {where} the table of docs/architecture.md")
+    with open(os.path.join(root, "gan", "train", "hooks.cpp"), encoding="utf-8") as f:
+        code = f.read()
+    body = re.search(r"TrainHooks standard_hooks\([^)]*\) \{(.*?)\n\}", code, re.S)
+    built = re.findall(r"make_(\w+)_hook\(", body.group(1)) if body else []
+    line = re.search(r"^Standard hooks, in order: (.*)$", doc, re.M)
+    listed = re.findall(r"`(\w+)`", line.group(1).split("(")[0]) if line else []
+    if built != listed:
+        problems.append(f"docs/architecture.md lists the standard hooks {listed}, gan/train/hooks.cpp builds {built}")
+    return problems
 
 
 def main(root):
@@ -79,7 +129,15 @@ def main(root):
     for p in problems:
         print("layering: " + p)
     print(f"layering: {len(files)} files checked, {len(problems)} problems")
-    return 1 if problems else 0
+    citations = outside_citations(root)
+    for p in citations:
+        print("citations: " + p)
+    print(f"citations: {len(citations)} problems")
+    doc = architecture_doc(root)
+    for p in doc:
+        print("architecture: " + p)
+    print(f"architecture: {len(doc)} problems")
+    return 1 if problems or citations or doc else 0
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ are asserted equal to model-info's before anything is timed.
 Prints the JSON keys of `hamgan bench train --out`. Benchmark code only: the library never imports it.
 """
 import argparse
-import gzip
 import json
 import os
 import resource
@@ -28,8 +27,9 @@ import tomllib
 
 try:
     import torch
-    import torch.nn.functional as F
-    from hamgan_torch import Discriminator, Generator, model_info, parse_context
+    from hamgan_torch import model_info
+    from hamgan_torch_data import Data
+    from hamgan_torch_train import Bench, resolve_precision
 except ImportError:
     print("train_step.py: PyTorch missing (pip install torch)")
     sys.exit(3)
@@ -40,141 +40,7 @@ TRAIN_DEFAULTS = dict(batch_size=64, g_lr=1e-4, d_lr=4e-4, beta1=0.0, beta2=0.99
                       dataset="/usr/share/datasets/fashion-mnist", dataset_split="train")
 
 
-# ---------------------------------------------------------------- training step
-
-def d_loss_fn(kind, real, fake):
-    if kind == "hinge":
-        return torch.relu(1 - real).mean() + torch.relu(1 + fake).mean()
-    return F.softplus(-real).mean() + F.softplus(fake).mean()
-
-
-def g_loss_fn(kind, fake):
-    return -fake.mean() if kind == "hinge" else F.softplus(-fake).mean()
-
-
-def read_idx(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    dims = data[3]
-    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
-    return torch.frombuffer(bytearray(data[4 + 4 * dims:]), dtype=torch.uint8).reshape(shape)
-
-
-class Data:
-    """Real batches from a Fashion-MNIST IDX directory (28x28 zero-padded to the model's side, as the C++
-    loader does) when it is there, else uniform random images of the model's shape drawn on the training
-    device (as `hamgan bench train`: they stand for a loader that keeps up)."""
-
-    def __init__(self, t, m, generator, device):
-        self.batch, self.m, self.gen, self.at, self.device = t["batch_size"], m, generator, 0, device
-        split = "t10k" if t["dataset_split"] == "test" else "train"
-        images = os.path.join(t["dataset"], f"{split}-images-idx3-ubyte.gz")
-        if os.path.isfile(images) and m["image_channels"] == 1:
-            x = read_idx(images).float().div_(127.5).sub_(1).unsqueeze(1)
-            pad = (m["resolution"] - x.size(-1)) // 2
-            self.images = F.pad(x, (pad, pad, pad, pad), value=-1.0)
-            self.labels = read_idx(os.path.join(t["dataset"], f"{split}-labels-idx1-ubyte.gz")).long()
-            self.order = torch.randperm(len(self.labels), generator=generator)
-            self.description = "real: " + t["dataset"]
-        else:
-            self.images = None
-            self.description = f"synthetic: uniform random images ({t['dataset']} not found)"
-
-    def next(self):
-        m = self.m
-        if self.images is None:
-            side = m["resolution"]
-            return (torch.rand(self.batch, m["image_channels"], side, side, device=self.device) * 2 - 1,
-                    torch.randint(0, m["num_classes"], (self.batch,), device=self.device))
-        if self.at + self.batch > len(self.order):
-            self.order, self.at = torch.randperm(len(self.labels), generator=self.gen), 0
-        idx = self.order[self.at:self.at + self.batch]
-        self.at += self.batch
-        return self.images[idx], self.labels[idx]
-
-
-def resolve_precision(name, device):
-    """The `precision` key's modes (gan/train/precision.cpp): auto is tf32 on CUDA, fp32 elsewhere."""
-    if name == "auto":
-        name = "tf32" if device.type == "cuda" else "fp32"
-    if device.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = name != "fp32"
-        torch.backends.cudnn.allow_tf32 = name != "fp32"
-        torch.backends.cudnn.benchmark = True  # as the trainer on CUDA
-    return name
-
-
-class Bench:
-    def __init__(self, m, t, device, channels_last=False, precision="fp32"):
-        torch.manual_seed(t["seed"])
-        self.m, self.t, self.device = m, t, device
-        self.autocast_dtype = torch.bfloat16 if precision == "bf16" else None
-        self.g = Generator(m, parse_context(m["G_context"])).to(device)
-        self.d = Discriminator(m, parse_context(m["D_context"])).to(device)
-        self.g_ema = Generator(m, parse_context(m["G_context"])).to(device) if t["ema"] else None
-        if self.g_ema is not None:
-            self.g_ema.load_state_dict(self.g.state_dict())
-        self.memory_format = torch.channels_last if channels_last else torch.contiguous_format
-        for net in (self.g, self.d, self.g_ema):
-            if net is not None:
-                net.to(memory_format=self.memory_format)
-        betas = (t["beta1"], t["beta2"])
-        self.g_opt = torch.optim.Adam(self.g.parameters(), lr=t["g_lr"], betas=betas, eps=t["adam_eps"])
-        self.d_opt = torch.optim.Adam(self.d.parameters(), lr=t["d_lr"], betas=betas, eps=t["adam_eps"])
-        self.noise = torch.Generator().manual_seed(t["seed"] + 1)
-        self.step = 0
-        if self.g_ema is not None:
-            self.ema_pairs = list(zip(list(self.g.parameters()) + [b for b in self.g.buffers() if b.is_floating_point()],
-                                      list(self.g_ema.parameters()) + [b for b in self.g_ema.buffers() if b.is_floating_point()]))
-
-    def forward_precision(self):
-        """bf16: the forward passes under autocast; otherwise nothing changes."""
-        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast_dtype is not None)
-
-    def draw_noise(self, n):
-        z = torch.randn(n, self.m["z_dim"], generator=self.noise)
-        y = torch.randint(0, self.m["num_classes"], (n,), generator=self.noise)
-        return z.to(self.device), y.to(self.device)
-
-    def d_step(self, batches, timer=None):
-        self.d.requires_grad_(True)
-        for real, y_real in batches:
-            real = real.to(self.device).contiguous(memory_format=self.memory_format)
-            y_real = y_real.to(self.device)
-            z, y_fake = self.draw_noise(real.size(0))
-            with self.forward_precision():
-                with torch.no_grad():
-                    fake = self.g(z, y_fake)
-                logits = self.d(torch.cat([real, fake.to(real.dtype)]), torch.cat([y_real, y_fake])).float()
-            loss = d_loss_fn(self.t["loss"], logits[:real.size(0)], logits[real.size(0):])
-            timer and timer.lap("d_forward")
-            self.d_opt.zero_grad()
-            loss.backward()
-            timer and timer.lap("d_backward")
-            self.d_opt.step()
-            timer and timer.lap("d_optimiser")
-        self.d.requires_grad_(False)
-
-    def g_step(self, timer=None):
-        z, y = self.draw_noise(self.t["batch_size"])
-        with self.forward_precision():
-            logits = self.d(self.g(z, y), y).float()
-        loss = g_loss_fn(self.t["loss"], logits)
-        timer and timer.lap("g_forward")
-        self.g_opt.zero_grad()
-        loss.backward()
-        timer and timer.lap("g_backward")
-        self.g_opt.step()
-        timer and timer.lap("g_optimiser")
-
-    @torch.no_grad()
-    def ema_step(self):
-        if self.g_ema is None:
-            return
-        decay = 0.0 if self.step < self.t["ema_start"] else self.t["ema_decay"]
-        for p, e in self.ema_pairs:
-            e.mul_(decay).add_(p, alpha=1 - decay)
-
+# ---------------------------------------------------------------- timing
 
 class Timer:
     def __init__(self, device):

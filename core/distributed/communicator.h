@@ -1,13 +1,17 @@
 #pragma once
-// One data-parallel job's process group, on PyTorch's own distributed engine
-// (c10d): ProcessGroupGloo on CPU tensors, ProcessGroupNCCL on CUDA tensors,
-// rendezvous through c10d's TCPStore (rank 0 hosts it) or FileStore. The
-// c10d headers stay inside communicator.cpp so the rest of the code builds
-// without them.
+// The ranks of one job as the training code sees them. A data-parallel job
+// talks through a process group on PyTorch's own distributed engine (c10d,
+// process_group.cpp): ProcessGroupGloo on CPU tensors, ProcessGroupNCCL on CUDA
+// tensors, rendezvous through c10d's TCPStore (rank 0 hosts it) or FileStore.
+// A single process has a LocalCommunicator: rank 0 of 1, whose collectives
+// return their input and cost nothing, so callers never ask which one they
+// hold. The c10d headers stay inside process_group.cpp and heartbeat.h (which
+// only process_group.cpp includes), so the rest of the code builds without them.
 //
-// Every collective waits at most `timeout`; one that fails (a peer died, hung
-// or ran out of memory) throws PeerError naming the ranks that stopped
-// answering, found from the heartbeats each rank writes to the store.
+// Every collective of a process group waits at most `timeout`; one that fails
+// (a peer died, hung or ran out of memory) throws PeerError naming the ranks
+// that stopped answering, found from the heartbeats each rank writes to the
+// store (heartbeat.h).
 #include <torch/torch.h>
 
 #include <chrono>
@@ -16,14 +20,19 @@
 #include <vector>
 
 #include "core/distributed/dist_env.h"
+#include "core/enum_names.h"
 #include "core/errors.h"
 
 namespace hamgan {
 
+// The config's `dist_backend`: a backend, or auto (the device decides).
+enum class DistBackendChoice { kAuto, kGloo, kNccl };
+const EnumNames<DistBackendChoice>& dist_backend_choice_names();  // auto, gloo, nccl
+
 enum class DistBackend { kGloo, kNccl };
-// "gloo" / "nccl"; "auto" gives NCCL for a CUDA device, Gloo otherwise. ConfigError for others.
-DistBackend parse_dist_backend(const std::string& name, bool cuda_device);
-std::string dist_backend_name(DistBackend backend);
+const EnumNames<DistBackend>& dist_backend_names();  // gloo, nccl
+// auto gives NCCL for a CUDA device, Gloo otherwise.
+DistBackend resolve_dist_backend(DistBackendChoice choice, bool cuda_device);
 
 // A collective failed: a peer exited, hung past the timeout, or the rendezvous failed.
 struct PeerError : Error {
@@ -32,43 +41,49 @@ struct PeerError : Error {
 
 class Communicator {
  public:
-  // Joins the job described by `env` (blocks until every rank has arrived, at most `timeout`).
+  // Joins the job described by `env` over c10d (blocks until every rank has
+  // arrived, at most `timeout`); PeerError when the rendezvous fails.
   static std::shared_ptr<Communicator> connect(const DistEnv& env, DistBackend backend,
                                                std::chrono::milliseconds timeout);
-  ~Communicator();
+  Communicator() = default;
+  virtual ~Communicator() = default;
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
 
-  int64_t rank() const { return rank_; }
-  int64_t world_size() const { return world_size_; }
-  DistBackend backend() const { return backend_; }
+  virtual int64_t rank() const = 0;
+  virtual int64_t world_size() const = 0;
 
   // In place on every rank; `what` names the phase in an error ("D gradients").
-  void all_reduce_sum(torch::Tensor& t, const std::string& what);
-  // `root`'s values of `tensors`, written in place (one collective per dtype and device).
-  void broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what);
-  // Every rank's `t` (same shape on all), in rank order.
-  std::vector<torch::Tensor> all_gather(const torch::Tensor& t, const std::string& what);
-  void barrier(const std::string& what);
-  bool any(bool local, const std::string& what);  // true when `local` is true on some rank
-
+  virtual void all_reduce_sum(torch::Tensor& t, const std::string& what) = 0;
   // An all-reduce (sum) in flight; wait() blocks until it is done.
   class Pending {
    public:
     virtual ~Pending() = default;
     virtual void wait() = 0;
   };
-  std::unique_ptr<Pending> all_reduce_sum_async(torch::Tensor& t, const std::string& what);
+  virtual std::unique_ptr<Pending> all_reduce_sum_async(torch::Tensor& t, const std::string& what) = 0;
+  // `root`'s values of `tensors`, written in place (one collective per dtype and device).
+  virtual void broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what) = 0;
+  // Every rank's `t` (same shape on all), in rank order.
+  virtual std::vector<torch::Tensor> all_gather(const torch::Tensor& t, const std::string& what) = 0;
+  virtual void barrier(const std::string& what) = 0;
+  virtual bool any(bool local, const std::string& what) = 0;         // true when `local` is true on some rank
+  virtual int64_t sum(int64_t local, const std::string& what) = 0;   // `local` summed over the ranks
+};
 
-  // PeerError naming the ranks that stopped answering, for a collective that threw `cause`.
-  [[noreturn]] void fail(const std::string& what, const std::string& cause);
-
- private:
-  struct Impl;
-  Communicator(std::unique_ptr<Impl> impl, int64_t rank, int64_t world_size, DistBackend backend);
-  std::unique_ptr<Impl> impl_;
-  int64_t rank_, world_size_;
-  DistBackend backend_;
+// A single process: rank 0 of 1. Every collective leaves its input as it is,
+// without a copy, a device sync or a host read.
+class LocalCommunicator final : public Communicator {
+ public:
+  int64_t rank() const override { return 0; }
+  int64_t world_size() const override { return 1; }
+  void all_reduce_sum(torch::Tensor&, const std::string&) override {}
+  std::unique_ptr<Pending> all_reduce_sum_async(torch::Tensor&, const std::string&) override;
+  void broadcast(std::vector<torch::Tensor>&, int64_t, const std::string&) override {}
+  std::vector<torch::Tensor> all_gather(const torch::Tensor& t, const std::string&) override { return {t}; }
+  void barrier(const std::string&) override {}
+  bool any(bool local, const std::string&) override { return local; }
+  int64_t sum(int64_t local, const std::string&) override { return local; }
 };
 
 // Sum over ranks of `t` that autograd sees through: the gradient of each rank's

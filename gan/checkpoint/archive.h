@@ -1,6 +1,6 @@
 #pragma once
 // One checkpoint file: a LibTorch archive of named values, modules and
-// optimisers, with a format version (style.md lesson 9, llm.c's discipline).
+// optimisers, with a format version, so an old binary refuses a newer file.
 // The writer saves to a temporary file, renames it into place and only then
 // writes the completeness marker `<file>.done` (the file's size), so a crash at
 // any moment leaves either the previous state or a complete new one, never a

@@ -80,7 +80,7 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
   if (which == "best") {
     if (!fs::is_directory(file_or_dir))
       throw CheckpointError(file_or_dir + ": --which best needs a run directory (or its checkpoints/), not a file");
-    for (const auto& d : {fs::path(file_or_dir) / kCheckpointsDirName, fs::path(file_or_dir)}) {
+    for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
       const std::string p = (d / kBestCheckpointName).string();
       if (checkpoint_is_complete(p)) return p;
     }
@@ -90,7 +90,7 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
   if (which != "latest") throw ConfigError("--which " + which + ": must be best or latest");
   if (fs::is_regular_file(file_or_dir)) return file_or_dir;
   if (fs::is_directory(file_or_dir)) {
-    for (const auto& d : {fs::path(file_or_dir) / kCheckpointsDirName, fs::path(file_or_dir)}) {
+    for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
       const std::string p = latest_checkpoint(d.string());
       if (!p.empty()) return p;
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Evaluation during training. One set of class-balanced EMA samples (the same z
-// at every evaluation of a run) feeds every metric asked for:
+// at every evaluation of a run) feeds every metric asked for; the metrics are
+// the rows of gan/eval/eval_metrics.h:
 //   class_consistency  fraction the Fashion-MNIST classifier assigns to the requested class
 //   fid_classifier     FID on that classifier's features against the held-out real images
 //   fid_inception      FID on the FID Inception's pool features against `reference`,
@@ -8,38 +9,13 @@
 //   is                 Inception Score (10 splits) on the same Inception's bias-free logits
 #include <functional>
 #include <string>
-#include <vector>
 
+#include "gan/eval/eval_metrics.h"
+#include "gan/eval/eval_settings.h"
 #include "gan/model/generator.h"
 #include "gan/report/run_log.h"
 
 namespace hamgan {
-
-// The names eval_metrics accepts, and which way each improves.
-const std::vector<std::string>& eval_metric_names();
-bool higher_is_better(const std::string& metric);
-bool uses_classifier(const std::string& metric);  // class_consistency, fid_classifier
-bool uses_inception(const std::string& metric);   // fid_inception, is
-
-// What evaluation needs to know about the run (the training loop fills it from its config).
-struct EvalSettings {
-  std::vector<std::string> metrics;  // empty: no evaluation
-  std::string classifier;  // classifier file for the classifier metrics; built on demand if missing
-  std::string dataset;     // real images for fid_classifier: its test split
-  std::string inception;   // Inception weights ("" = $HAMGAN_INCEPTION)
-  std::string reference;   // Inception statistics of the real images (.npz) for fid_inception
-  int64_t resolution = 32, image_channels = 1;
-  int64_t n = 1000;                 // generated images per evaluation (class-balanced)
-  int64_t standing_stats = 16;      // batches for G's BN statistics; 0 = stored moving averages
-  int64_t standing_batch_size = 64;
-  uint64_t seed = 0;                // fixes z for every evaluation of a run
-};
-
-// Opens the extractors (training the classifier when it is missing) and reads or
-// computes the real statistics now, so a bad file or a reference made under
-// another protocol fails a run at its start rather than at its first
-// evaluation; later evaluations with the same settings reuse them.
-void prepare_evaluation(const EvalSettings& settings, torch::Device device);
 
 // How a data-parallel job splits one evaluation: rank `rank` of `world`
 // generates a contiguous share of the n samples (the same z as a single
@@ -56,8 +32,27 @@ struct EvalResult {
   bool empty() const { return values.empty(); }
 };
 
-// Runs g in eval mode and puts its mode and buffers back afterwards. Every rank
-// of a job calls it and gets the same result. Shows a progress bar.
-EvalResult evaluate_during_training(Generator& g, const EvalSettings& settings, const EvalShards& shards = {});
+// One run's evaluation: owns the extractors and the real statistics, so they
+// live exactly as long as the run that opened them.
+class Evaluator {
+ public:
+  // Opens the extractors (training the classifier when it is missing) and reads
+  // or computes the real statistics now, so a bad file or a reference made
+  // under another protocol fails a run at its start rather than at its first
+  // evaluation. Leaves the global random streams as it found them.
+  Evaluator(EvalSettings settings, torch::Device device);
+
+  const EvalSettings& settings() const;
+
+  // Runs g in eval mode and puts its mode and buffers back afterwards. Every rank
+  // of a job calls it and gets the same result. Shows a progress bar. Empty
+  // when settings().metrics is. `n` > 0 replaces settings().n for this evaluation
+  // (a run's last one may use more samples).
+  EvalResult evaluate(Generator& g, const EvalShards& shards = {}, int64_t n = 0);
+
+ private:
+  EvalSettings settings_;
+  EvalExtractors extractors_;
+};
 
 }  // namespace hamgan

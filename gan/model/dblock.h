@@ -1,5 +1,5 @@
 #pragma once
-// Discriminator residual blocks (architecture.md §1.4, TF-GAN discriminator.py).
+// Discriminator residual blocks (TF-GAN discriminator.py; docs/models.md, "Layers").
 #include <torch/torch.h>
 
 #include "modules/spectral_norm.h"

@@ -23,7 +23,7 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config
   }
   context_after_ = context_index(plan, config_.context_side());
   ContextOptions ctx = config_.d_context();
-  ctx.num_classes = 0;  // D's blocks are unconditional (HamGAN: use_bn=False, §3.1)
+  ctx.num_classes = 0;  // D's blocks are unconditional (HamGAN: use_bn=False)
   const int64_t width = plan[context_after_].out_ch;
   context_ = register_module("context",
                              make_positioned_context_block(ctx, width, config_.context_side(), "d_block", "d_ch"));
@@ -48,7 +48,7 @@ torch::Tensor DiscriminatorImpl::features(const torch::Tensor& images, std::vect
       if (shapes) shapes->push_back(h.sizes().vec());
     }
   }
-  return torch::relu(h).sum({2, 3});  // (N, C): sum, not mean, over H, W (§1.4)
+  return torch::relu(h).sum({2, 3});  // (N, C): sum, not mean, over H, W, as TF-GAN
 }
 
 torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& images, const torch::Tensor& labels) {

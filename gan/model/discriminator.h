@@ -1,5 +1,5 @@
 #pragma once
-// Projection discriminator (architecture.md §1.4): optimized block, down-blocks
+// Projection discriminator (docs/models.md, "Layers"): optimized block, down-blocks
 // to 4×4, one block without downsampling (plan in model_plan.h), the context
 // block after the block whose output side is config.context_side(), then
 // ReLU → sum over H, W → h; logit = SNLinear(h) + ⟨SNEmbedding(y), h⟩.

@@ -1,5 +1,5 @@
 #pragma once
-// Generator residual up-block (architecture.md §1.3, TF-GAN generator.py::block):
+// Generator residual up-block (TF-GAN generator.py::block; docs/models.md, "Layers"):
 //   main:     CBN(in) → ReLU → up×2 → SNConv3×3(in→out) → CBN(out) → ReLU → SNConv3×3(out→out)
 //   shortcut: up×2 → SNConv1×1(in→out), present even when in == out
 #include <torch/torch.h>

@@ -22,7 +22,7 @@ GeneratorImpl::GeneratorImpl(const ModelConfig& config) : config_(config) {
     blocks_.push_back(register_module(b.name, GBlock(b.in_ch, b.out_ch, config_.num_classes)));
   context_after_ = context_index(plan, config_.context_side());
   ContextOptions ctx = config_.g_context();
-  ctx.num_classes = config_.num_classes;  // G's Hamburger has class-conditional BN (§3.1 step 7)
+  ctx.num_classes = config_.num_classes;  // G's Hamburger has class-conditional BN (docs/ham.md)
   const int64_t width = plan[context_after_].out_ch;
   context_ = register_module("context",
                              make_positioned_context_block(ctx, width, config_.context_side(), "g_block", "g_ch"));
@@ -46,7 +46,7 @@ torch::Tensor GeneratorImpl::forward_traced(const torch::Tensor& z, const torch:
     if (shapes) shapes->push_back(t.sizes().vec());
   };
   // (N, 16·stem) → (N, stem, 4, 4), channel-major; TF's NHWC reshape is a fixed
-  // permutation of the same linear layer (§1.12).
+  // permutation of the same linear layer (docs/models.md, "Sources").
   auto h = linear_->forward(z).view({z.size(0), -1, 4, 4});
   // With NHWC conv weights (channels_last) every conv would otherwise copy its
   // input to NHWC, and its backward the gradient: start G in that layout.

@@ -1,5 +1,5 @@
 #pragma once
-// SAGAN-style ResNet generator with conditional BN (architecture.md §1.3):
+// SAGAN-style ResNet generator with conditional BN (docs/models.md, "Layers"):
 // SN-linear z → 4×4 stem, up-blocks to R (plan in model_plan.h), the context
 // block after the block whose output side is config.context_side(), then
 // BN → ReLU → SNConv3×3 → tanh.

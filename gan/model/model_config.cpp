@@ -64,12 +64,10 @@ FieldTable<ModelConfig> model_config_fields() {
                     [](M& c, const std::string& s) { c.g_block.name = s; }),
       make_field<M>(choice_field("d_block", blocks, "Context block of D"), [](const M& c) { return c.d_block.name; },
                     [](M& c, const std::string& s) { c.d_block.name = s; }),
-      make_field<M>(choice_field("init", {"xavier", "orthogonal", "n02"},
-                                 "Weight init of SN layers: xavier (reference), orthogonal or n02"),
-                    [](const M& c) { return to_string(c.init); },
-                    [](M& c, const std::string& s) { c.init = parse_init_scheme(s); }),
+      enum_field("init", init_scheme_names(), "Weight init of SN layers: xavier (reference), orthogonal or n02",
+                 &M::init),
   };
-  // Block options apply to both networks' blocks (§3.1: G and D differ only in d and r = d/8).
+  // Block options apply to both networks' blocks (in HamGAN, G and D differ only in d and r = d/8).
   for (const auto& spec : context_block_option_fields()) t.push_back(block_option_field(spec));
   return t;
 }
@@ -82,21 +80,15 @@ ModelConfig model_config_from_text(const std::string& text) {
   return c;
 }
 
-InitScheme parse_init_scheme(const std::string& s) {
-  if (s == "xavier") return InitScheme::kXavier;
-  if (s == "orthogonal") return InitScheme::kOrthogonal;
-  if (s == "n02") return InitScheme::kN02;
-  throw ConfigError("model: init '" + s + "' is unknown; use xavier, orthogonal or n02");
+const EnumNames<InitScheme>& init_scheme_names() {
+  static const EnumNames<InitScheme> names(
+      "init", {{InitScheme::kXavier, "xavier"}, {InitScheme::kOrthogonal, "orthogonal"}, {InitScheme::kN02, "n02"}});
+  return names;
 }
 
-std::string to_string(InitScheme s) {
-  switch (s) {
-    case InitScheme::kXavier: return "xavier";
-    case InitScheme::kOrthogonal: return "orthogonal";
-    case InitScheme::kN02: return "n02";
-  }
-  return "?";
-}
+InitScheme parse_init_scheme(const std::string& s) { return init_scheme_names().parse(s); }
+
+std::string to_string(InitScheme s) { return init_scheme_names().name(s); }
 
 std::vector<std::string> model_preset_names() { return {"sagan128", "hamgan128", "ylg128", "sngan128"}; }
 
@@ -110,7 +102,7 @@ ModelConfig model_preset(const std::string& name) {
   c.block_resolution = 32;
   std::string block;
   if (name == "sagan128") block = "sa";
-  else if (name == "hamgan128") block = "ham";  // NMF, K = 6/6, r = d/8, one-step gradient (§3.1)
+  else if (name == "hamgan128") block = "ham";  // NMF, K = 6/6, r = d/8, one-step gradient (HamGAN's scripts)
   else if (name == "ylg128") block = "ylg";
   else if (name == "sngan128") block = "none";
   else throw ConfigError("model: preset '" + name + "' is unknown; use one of: " + join(model_preset_names()));

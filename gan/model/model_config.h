@@ -1,5 +1,5 @@
 #pragma once
-// Configuration of the generator and discriminator (architecture.md §1, §3).
+// Configuration of the generator and discriminator (docs/models.md).
 // Every key is a field of model_config_fields(): validation, the text codec and the CLI
 // options come from that one table, block options included (the registry's fields).
 #include <cstdint>
@@ -14,8 +14,8 @@ namespace hamgan {
 
 // Weight initialisation of every SN conv, linear and embedding (biases are zeroed by all schemes).
 enum class InitScheme {
-  kXavier,      // Glorot-uniform, TF-GAN SAGAN/YLG/HamGAN and BigGAN-PyTorch SAGAN (architecture.md §1.1, §4.1)
-  kOrthogonal,  // orthogonal, StudioGAN default (§4.2)
+  kXavier,      // Glorot-uniform, TF-GAN SAGAN/YLG/HamGAN and BigGAN-PyTorch SAGAN (docs/models.md, "Sources")
+  kOrthogonal,  // orthogonal, StudioGAN default
   kN02,         // N(0, 0.02), the DCGAN-style option of BigGAN-PyTorch/StudioGAN
 };
 
@@ -36,7 +36,7 @@ struct ModelConfig {
   BlockChoice d_block;            // context block of D
   InitScheme init = InitScheme::kXavier;
   // Option values of the registered blocks by key ("ham_rank" -> "2"), shared by G's and D's
-  // block (§3.1: they differ only in width); a key left out means its registered default.
+  // block (they differ only in width, as in HamGAN); a key left out means its registered default.
   std::map<std::string, std::string> block_options;
 
   // Every key's check, then the block position (a feature map of that side in G and D; defined in
@@ -54,7 +54,9 @@ struct ModelConfig {
 // Built per call, so blocks registered later appear too.
 FieldTable<ModelConfig> model_config_fields();
 
-InitScheme parse_init_scheme(const std::string& s);
+// "xavier" | "orthogonal" | "n02": the model key `init` takes these names.
+const EnumNames<InitScheme>& init_scheme_names();
+InitScheme parse_init_scheme(const std::string& s);  // ConfigError listing the names
 std::string to_string(InitScheme s);
 
 // Every key of model_config_fields() as flat TOML "key = value" lines (readable by --config and
@@ -64,7 +66,7 @@ std::string model_config_to_text(const ModelConfig& c);
 // unknown keys and bad values throw ConfigError naming the key.
 ModelConfig model_config_from_text(const std::string& text);
 
-// Reference configurations (architecture.md §1, §2, §3): 128×128, 1000 classes, g_ch = d_ch = 64, block at 32.
+// Reference configurations (docs/models.md, "Sources"): 128×128, 1000 classes, g_ch = d_ch = 64, block at 32.
 // Names: sagan128 (sa), ylg128 (ylg), hamgan128 (ham, NMF), sngan128 (none). Unknown names throw ConfigError.
 ModelConfig model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();

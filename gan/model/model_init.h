@@ -1,5 +1,5 @@
 #pragma once
-// Weight initialisation of a whole network (architecture.md §1.1, §4-5).
+// Weight initialisation of a whole network (docs/models.md, "Initialisation").
 #include <torch/torch.h>
 
 #include "gan/model/model_config.h"

@@ -1,4 +1,4 @@
-// Channel plans of G and D for 32/64/128 (see model_plan.h; architecture.md §1.3-1.4).
+// Channel plans of G and D for 32/64/128 (see model_plan.h; docs/models.md, "Channel plans").
 #include "gan/model/model_plan.h"
 
 #include <algorithm>

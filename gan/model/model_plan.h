@@ -18,12 +18,12 @@ struct BlockPlan {
 
 // G: SN-linear to 4×4×w(4), then up-blocks to R; the feature map of side s has
 // g_ch·min(16, R/s) channels, so the last block always outputs g_ch and the
-// 128 plan is the reference 16,16,8,4,2,1 (architecture.md §1.3).
+// 128 plan is TF-GAN's 16,16,8,4,2,1 (docs/models.md, "Channel plans").
 int64_t generator_stem_channels(const ModelConfig& c);
 std::vector<BlockPlan> generator_plan(const ModelConfig& c);
 // D: optimized block R→R/2, down-blocks to 4×4, then one block without
 // downsampling; the block output of side s has d_ch·min(16, R/(2s)) channels
-// (128 plan: 1,2,4,8,16,16 as in §1.4), so the first block always outputs d_ch.
+// (128 plan: TF-GAN's 1,2,4,8,16,16), so the first block always outputs d_ch.
 std::vector<BlockPlan> discriminator_plan(const ModelConfig& c);
 // Index of the block after which the context block sits (first block whose
 // output side equals c.context_side()), or -1 if there is none.

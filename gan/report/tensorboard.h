@@ -1,5 +1,5 @@
 #pragma once
-// A dependency-free TensorBoard event-file writer (ecosystem.md §5.1): scalar
+// A dependency-free TensorBoard event-file writer (docs/training.md, "TensorBoard event files"): scalar
 // and PNG image summaries, hand-encoded in protobuf wire format, framed as
 // TFRecords (u64 length, masked CRC32C of it, payload, masked CRC32C of it).
 #include <cstdint>

@@ -31,7 +31,7 @@ torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor
   return torch::cat(out);
 }
 
-// BigGAN-PyTorch's HDF5 layout (ecosystem.md §6.7), readable as a data set by `hamgan`:
+// BigGAN-PyTorch's HDF5 layout (docs/data.md, "Sources"), readable as a data set by `hamgan`:
 // imgs uint8 (N, C, H, W), labels int64 (N).
 static void write_hdf5(const std::string& path, const torch::Tensor& images, const torch::Tensor& labels,
                        int64_t num_classes) {

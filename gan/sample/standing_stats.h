@@ -1,7 +1,7 @@
 #pragma once
-// BigGAN's "standing statistics" (Brock et al. 2019, §3 / BigGAN-PyTorch's
-// accumulate_standing_stats). G's BN moving averages use the reference decay
-// 0.999 (architecture.md §1.6), so after a few thousand steps they still average
+// BigGAN's "standing statistics" (Brock et al. 2019; BigGAN-PyTorch's
+// accumulate_standing_stats). G's BN moving averages use TF-GAN's decay
+// 0.999 (docs/training.md, "Standing BN statistics"), so after a few thousand steps they still average
 // weights G has long left, and G_ema's are an average of those. Before sampling,
 // every conditional-BN layer's statistics are recomputed as the plain mean, over
 // `batches` forward passes of the current weights (random z, class-balanced

@@ -146,6 +146,4 @@ void BucketedGradSync::all_reduce_grads(torch::nn::Module& module) {
   }
 }
 
-bool BucketedGradSync::any(bool local) { return comm_->any(local, "the stop agreement"); }
-
 }  // namespace hamgan

@@ -21,15 +21,10 @@ class BucketedGradSync final : public GradSync {
  public:
   explicit BucketedGradSync(std::shared_ptr<Communicator> comm, int64_t bucket_bytes = 25 << 20);
   ~BucketedGradSync() override;
-  // Registers the hooks on `module`'s parameters; `name` appears in errors ("D gradients").
-  void watch(torch::nn::Module& module, const std::string& name);
-
+  // Registers the hooks on `module`'s parameters.
+  void watch(torch::nn::Module& module, const std::string& name) override;
   void before_backward(torch::nn::Module& module) override;
   void all_reduce_grads(torch::nn::Module& module) override;
-  bool any(bool local) override;
-  int64_t rank() const override { return comm_->rank(); }
-  int64_t world_size() const override { return comm_->world_size(); }
-  Communicator& communicator() { return *comm_; }
 
   struct Group;
 

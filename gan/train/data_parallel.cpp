@@ -1,6 +1,5 @@
 #include "gan/train/data_parallel.h"
 
-#include <cmath>
 #include <iostream>
 
 #include "core/device.h"
@@ -18,33 +17,32 @@ torch::Device rank_device(const std::string& name, const DistEnv& env) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
 }
 
-DataParallel join_data_parallel(const TrainConfig& cfg, const DistEnv& env, torch::Device device) {
-  DataParallel dp;
-  dp.env = env;
-  if (!dp.env.distributed()) {
-    dp.sync = std::make_unique<NoSync>();
-    return dp;
-  }
-  if (cfg.batch_size % dp.env.world_size != 0)
-    throw ConfigError("batch_size: " + std::to_string(cfg.batch_size) + " (the global batch) does not split over " +
-                      std::to_string(dp.env.world_size) + " ranks; use a multiple of " +
-                      std::to_string(dp.env.world_size));
-  if ((cfg.batch_size / dp.env.world_size) % cfg.accumulate != 0)
-    throw ConfigError("accumulate: " + std::to_string(cfg.accumulate) + " micro-batches do not split the " +
-                      std::to_string(cfg.batch_size / dp.env.world_size) + " images of each of " +
-                      std::to_string(dp.env.world_size) + " ranks; use a batch_size that is a multiple of " +
-                      std::to_string(dp.env.world_size * cfg.accumulate));
-  const DistBackend backend = parse_dist_backend(cfg.dist_backend, device.is_cuda());
+std::shared_ptr<Communicator> join_data_parallel(const DistEnv& env, torch::Device device, const JoinSettings& s) {
+  if (!env.distributed()) return std::make_shared<LocalCommunicator>();
+  const int64_t world = env.world_size;
+  if (s.batch_size % world != 0)
+    throw ConfigError("batch_size: " + std::to_string(s.batch_size) + " (the global batch) does not split over " +
+                      std::to_string(world) + " ranks; use a multiple of " + std::to_string(world));
+  if ((s.batch_size / world) % s.accumulate != 0)
+    throw ConfigError("accumulate: " + std::to_string(s.accumulate) + " micro-batches do not split the " +
+                      std::to_string(s.batch_size / world) + " images of each of " + std::to_string(world) +
+                      " ranks; use a batch_size that is a multiple of " + std::to_string(world * s.accumulate));
+  const DistBackend backend = resolve_dist_backend(s.backend, device.is_cuda());
   if (backend == DistBackend::kNccl && !device.is_cuda())
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +
                       "; use dist_backend = \"gloo\" or a CUDA device");
-  dp.comm = Communicator::connect(dp.env, backend, std::chrono::seconds(cfg.dist_timeout));
-  dp.sync = std::make_unique<BucketedGradSync>(dp.comm);
-  if (dp.main())
-    std::cerr << "train: data-parallel over " << dp.env.world_size << " ranks (" << dp.env.source << ", "
-              << dist_backend_name(backend) << "); " << cfg.batch_size / dp.env.world_size
-              << " images per rank of the global batch " << cfg.batch_size << "\n";
-  return dp;
+  auto comm = Communicator::connect(env, backend, s.timeout);
+  if (env.rank == 0)
+    std::cerr << "train: data-parallel over " << world << " ranks (" << env.source << ", "
+              << dist_backend_names().name(backend) << "); " << s.batch_size / world
+              << " images per rank of the global batch " << s.batch_size << "\n";
+  return comm;
+}
+
+std::unique_ptr<GradSync> grad_sync_for(const std::shared_ptr<Communicator>& group) {
+  // Bucketing over a single process would only copy every gradient twice.
+  if (group->world_size() == 1) return std::make_unique<NoSync>();
+  return std::make_unique<BucketedGradSync>(group);
 }
 
 namespace {
@@ -58,19 +56,18 @@ void broadcast_module(Communicator& comm, torch::nn::Module& m, const std::strin
 
 }  // namespace
 
-void attach_data_parallel(DataParallel& dp, TrainState& state, const TrainConfig& cfg) {
-  if (!dp.comm) return;
-  broadcast_module(*dp.comm, *state.g, "broadcasting G's weights from rank 0");
-  broadcast_module(*dp.comm, *state.d, "broadcasting D's weights from rank 0");
-  if (state.g_ema) broadcast_module(*dp.comm, *state.g_ema, "broadcasting G_ema's weights from rank 0");
-  auto& sync = static_cast<BucketedGradSync&>(*dp.sync);
+void attach_data_parallel(const std::shared_ptr<Communicator>& comm, GradSync& sync, TrainState& state, bool sync_bn) {
+  broadcast_module(*comm, *state.g, "broadcasting G's weights from rank 0");
+  broadcast_module(*comm, *state.d, "broadcasting D's weights from rank 0");
+  if (state.g_ema) broadcast_module(*comm, *state.g_ema, "broadcasting G_ema's weights from rank 0");
   sync.watch(*state.d, "D gradients");
   sync.watch(*state.g, "G gradients");
   // Only the training G shares statistics: G_ema's standing statistics and the
   // sample grids run on one rank at a time and must not wait on the others.
-  if (cfg.sync_bn)
+  // (A single process's BN computes locally with any communicator of one rank.)
+  if (sync_bn)
     for (const auto& m : state.g->modules(/*include_self=*/false))
-      if (auto bn = std::dynamic_pointer_cast<ConditionalBatchNormImpl>(m)) bn->stats_sync = dp.comm;
+      if (auto bn = std::dynamic_pointer_cast<ConditionalBatchNormImpl>(m)) bn->stats_sync = comm;
 }
 
 void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
@@ -79,10 +76,7 @@ void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
 }
 
 void agree_on_skipped_updates(Communicator& comm, StepStats& s) {
-  torch::Tensor skipped = torch::full({1}, static_cast<double>(s.skipped_updates), torch::kDouble);
-  if (s.d_loss.defined()) skipped = skipped.to(s.d_loss.device());
-  comm.all_reduce_sum(skipped, "agreeing on skipped updates");
-  s.skipped_updates = static_cast<int64_t>(std::llround(skipped.item<double>()));
+  s.skipped_updates = comm.sum(s.skipped_updates, "agreeing on skipped updates");
 }
 
 void gather_noise_states(Communicator& comm, TrainState& state) {

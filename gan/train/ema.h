@@ -1,6 +1,6 @@
 #pragma once
 // Exponential moving average of the generator's weights, BigGAN-PyTorch style
-// (ecosystem.md §3.1, architecture.md §4.1): until `start` G updates the
+// (docs/training.md, "BigGAN-PyTorch's EMA"): until `start` G updates the
 // average is a plain copy, afterwards every floating-point parameter and
 // buffer (BN running statistics, spectral-norm u) follows
 //   ema = decay * ema + (1 - decay) * current,

@@ -1,32 +1,29 @@
 #pragma once
-// The seam for data-parallel training: the step functions call before_backward
-// and all_reduce_grads around each backward pass and before the optimiser step, and the loop asks
-// any() whether a stop or failure on some rank concerns every rank. The
-// single-process run uses NoSync, which changes nothing.
+// The seam for data-parallel gradients: the step functions call before_backward
+// and all_reduce_grads around each backward pass and before the optimiser step.
+// A single process uses NoSync, which changes nothing; a job of several ranks
+// BucketedGradSync (gan/train/data_parallel.h picks one from the communicator).
 #include <torch/torch.h>
+
+#include <string>
 
 namespace hamgan {
 
 class GradSync {
  public:
   virtual ~GradSync() = default;
+  // Follows the gradients of `module`'s parameters from now on; `name` appears in errors ("D gradients").
+  virtual void watch(torch::nn::Module& module, const std::string& name) {}
   // Called before each backward pass of `module`, so that gradients can be
   // reduced in buckets while the backward pass still runs.
   virtual void before_backward(torch::nn::Module& module) {}
   // Averages the gradients of `module`'s parameters across ranks.
   virtual void all_reduce_grads(torch::nn::Module& module) = 0;
-  // True when `local` is true on any rank.
-  virtual bool any(bool local) = 0;
-  virtual int64_t rank() const = 0;
-  virtual int64_t world_size() const = 0;
 };
 
 class NoSync final : public GradSync {
  public:
   void all_reduce_grads(torch::nn::Module&) override {}
-  bool any(bool local) override { return local; }
-  int64_t rank() const override { return 0; }
-  int64_t world_size() const override { return 1; }
 };
 
 }  // namespace hamgan

@@ -1,5 +1,5 @@
-// The log, checkpoint and callback hooks; the grid and evaluation hooks are in
-// sample_hooks.cpp.
+// The log, checkpoint and callback hooks and the checkpoint writing they share;
+// the grid and evaluation hooks are in sample_hooks.cpp.
 #include "gan/train/hooks.h"
 
 #include <chrono>
@@ -8,18 +8,13 @@
 
 #include "core/errors.h"
 #include "gan/checkpoint/run_dir.h"
-#include "core/stop_signal.h"
 #include "gan/train/data_parallel.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
 
-RunContext::RunContext(const TrainConfig& c, int64_t resume_step, bool main_rank)
-    : cfg(c), run_dir(c.run_dir), checkpoint_dir((fs::path(c.run_dir) / "checkpoints").string()), main(main_rank) {
-  if (!main) return;
-  log = std::make_unique<MetricsLog>((fs::path(c.run_dir) / "metrics.jsonl").string(), resume_step);
-  if (cfg.tensorboard) tb = std::make_unique<TensorBoardWriter>(run_dir);
-}
+RunContext::RunContext(const std::string& run_dir, int64_t steps_, std::shared_ptr<Communicator> comm_)
+    : paths(run_dir), steps(steps_), comm(std::move(comm_)), main(comm->rank() == 0) {}
 
 namespace {
 
@@ -39,7 +34,7 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
                          " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
 }
 
-StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator* comm) {
+StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator& comm) {
   const StepValues v = run.stats.means(comm);
   if (!v.finite()) throw divergence_error(state, run, v.describe());
   return v;
@@ -47,28 +42,29 @@ StepValues read_step_values(const TrainState& state, const RunContext& run, Comm
 
 namespace {
 
-// `comm` null: this process writes alone (a single process, or rank 0 after a
-// peer failed). `best`: the kept best checkpoint, outside the step files.
-void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm, bool best = false) {
+// Over the ranks of `comm`: the job's, or a LocalCommunicator when rank 0
+// writes alone after a peer failed. `best`: the kept best checkpoint, outside
+// the step files.
+void write_checkpoint(TrainState& state, RunContext& run, Communicator& comm, bool best = false) {
   read_step_values(state, run, comm);
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
+  const std::string dir = run.paths.checkpoints();
   const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
-  const std::string path = (fs::path(run.checkpoint_dir) / name).string();
-  if (comm) {
-    gather_noise_states(*comm, state);
-    comm->barrier("the barrier before a checkpoint");
-  }
+  const std::string path = (fs::path(dir) / name).string();
+  gather_noise_states(comm, state);
+  comm.barrier("the barrier before a checkpoint");
   std::string failure;
   if (run.main) {
     try {
       state.save(path);
-      if (!best) mark_latest_checkpoint(run.checkpoint_dir, name, run.cfg.keep_checkpoints);
+      if (!best) mark_latest_checkpoint(dir, name, run.keep_checkpoints);
     } catch (const Error& e) {
       failure = e.what();
     }
   }
   state.rank_noise_states = torch::Tensor();
-  if (comm && comm->any(!failure.empty(), "agreeing on the checkpoint") && failure.empty())
+  const bool failed_somewhere = comm.any(!failure.empty(), "agreeing on the checkpoint");
+  if (failed_somewhere && failure.empty())
     failure = "rank 0 could not write " + path;
   // The previous checkpoint and `latest` are untouched; retrying at once would fail alike.
   if (!failure.empty()) throw CheckpointError(failure + "; " + last_good(run));
@@ -79,8 +75,8 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator* comm, bo
 
 }  // namespace
 
-void save_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, run.comm); }
-void save_best_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, run.comm, /*best=*/true); }
+void save_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, *run.comm); }
+void save_best_checkpoint(TrainState& state, RunContext& run) { write_checkpoint(state, run, *run.comm, /*best=*/true); }
 
 std::string save_after_failure(TrainState& state, RunContext& run, bool step_whole) {
   if (!step_whole) return "the step in progress is lost; " + last_good(run);
@@ -89,7 +85,8 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
   if (!state.all_finite()) return "the weights are non-finite and were not saved; " + last_good(run);
   if (!run.main) return "rank 0 saves the state; " + last_good(run);
   try {
-    write_checkpoint(state, run, nullptr);  // a peer may be gone: rank 0 writes alone
+    LocalCommunicator alone;  // a peer may be gone: rank 0 writes without collectives
+    write_checkpoint(state, run, alone);
   } catch (const std::exception& e) {
     return std::string("saving the state failed too (") + e.what() + "); " + last_good(run);
   }
@@ -103,12 +100,12 @@ namespace {
 // those of the last row: reading them every step would wait for the device).
 class LogHook final : public TrainHook {
  public:
-  explicit LogHook(const TrainConfig& cfg) : every_(cfg.log_every) {}
+  explicit LogHook(const LogSettings& s) : s_(s) {}
   void after_step(TrainState& state, RunContext& run) override {
     ++steps_;
     if (run.bar) run.bar->advance();
-    if (state.step % every_ != 0 && !run.last_step(state)) return;
-    const StepValues v = read_step_values(state, run, run.comm);
+    if (state.step % s_.every != 0 && !run.last_step(state)) return;
+    const StepValues v = read_step_values(state, run, *run.comm);
     run.stats.clear();
     if (v.steps == 0) return;  // every update since the last row was skipped as non-finite
     if (run.bar) {
@@ -119,11 +116,10 @@ class LogHook final : public TrainHook {
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double its = static_cast<double>(steps_) / std::max(secs, 1e-9);
-    const TrainConfig& cfg = run.cfg;
     const MetricRow row = {{"d_loss", v.d_loss}, {"g_loss", v.g_loss},
                            {"d_real", v.d_real}, {"d_fake", v.d_fake},
-                           {"g_lr", cfg.g_lr},   {"d_lr", cfg.d_lr},
-                           {"it_per_s", its},    {"img_per_s", its * static_cast<double>(cfg.batch_size * cfg.d_steps)}};
+                           {"g_lr", s_.g_lr},    {"d_lr", s_.d_lr},
+                           {"it_per_s", its},    {"img_per_s", its * static_cast<double>(s_.images_per_step)}};
     if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);
@@ -134,30 +130,22 @@ class LogHook final : public TrainHook {
   }
 
  private:
-  int64_t every_;
+  LogSettings s_;
   int64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// At its interval, at the last step, and whenever a stop was requested.
+// At its interval, at the last step, and when the run is stopping.
 class CheckpointHook final : public TrainHook {
  public:
-  explicit CheckpointHook(const TrainConfig& cfg) : every_(cfg.checkpoint_every) {}
+  explicit CheckpointHook(const CheckpointSettings& s) : every_(s.every) {}
   void after_step(TrainState& state, RunContext& run) override {
-    if ((every_ > 0 && state.step % every_ == 0) || run.stop_requested || run.last_step(state))
+    if ((every_ > 0 && state.step % every_ == 0) || run.stopping || run.last_step(state))
       save_checkpoint(state, run);
   }
 
  private:
   int64_t every_;
-};
-
-class StopHook final : public TrainHook {
- public:
-  void after_step(TrainState&, RunContext& run) override {
-    const bool local = stop_requested();
-    run.stop_requested = run.sync ? run.sync->any(local) : local;
-  }
 };
 
 class CallbackHook final : public TrainHook {
@@ -171,20 +159,20 @@ class CallbackHook final : public TrainHook {
 
 }  // namespace
 
-std::unique_ptr<TrainHook> make_log_hook(const TrainConfig& cfg) { return std::make_unique<LogHook>(cfg); }
-std::unique_ptr<TrainHook> make_stop_hook() { return std::make_unique<StopHook>(); }
-std::unique_ptr<TrainHook> make_checkpoint_hook(const TrainConfig& cfg) { return std::make_unique<CheckpointHook>(cfg); }
+std::unique_ptr<TrainHook> make_log_hook(const LogSettings& s) { return std::make_unique<LogHook>(s); }
+std::unique_ptr<TrainHook> make_checkpoint_hook(const CheckpointSettings& s) {
+  return std::make_unique<CheckpointHook>(s);
+}
 std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, RunContext&)> fn) {
   return std::make_unique<CallbackHook>(std::move(fn));
 }
 
-TrainHooks standard_hooks(const TrainConfig& cfg) {
+TrainHooks standard_hooks(const HookSettings& s, std::shared_ptr<Evaluator> evaluator) {
   TrainHooks hooks;
-  hooks.push_back(make_log_hook(cfg));
-  hooks.push_back(make_stop_hook());
-  hooks.push_back(make_checkpoint_hook(cfg));
-  hooks.push_back(make_grid_hook(cfg));
-  hooks.push_back(make_eval_hook(cfg));
+  hooks.push_back(make_log_hook(s.log));
+  hooks.push_back(make_checkpoint_hook(s.checkpoint));
+  hooks.push_back(make_grid_hook(s.grid));
+  if (evaluator) hooks.push_back(make_eval_hook(s.eval, std::move(evaluator)));
   return hooks;
 }
 

@@ -1,9 +1,16 @@
 #pragma once
-// Interval hooks around the training loop: each completed step is offered to
-// every hook in order (log row, sample grid, evaluation, checkpoint, ...), and
-// each decides itself whether its interval is due. Hooks that generate images
-// run under ScopedRngRestore, so no hook changes the training random stream: a
-// run with grids and evaluation every step trains exactly like one with none.
+// Interval hooks around the training loop. After each completed step:
+//   1. the caller's extra hooks (train()'s `extra_hooks`; tests inject faults
+//      and stop requests there),
+//   2. the loop agrees on the stop signal across ranks and sets run.stopping,
+//   3. the standard hooks (standard_hooks), in this order: the log row and
+//      progress bar; the checkpoint (at its interval, at the last step, and
+//      when stopping); the sample grid; the evaluation (neither when stopping).
+// Each hook decides itself whether its interval is due. The checkpoint comes
+// before the image-making hooks, so a failing evaluation never costs the steps
+// since the last one. Hooks that generate images run under ScopedRngRestore, so
+// no hook changes the training random stream: a run with grids and evaluation
+// every step trains exactly like one with none.
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,11 +19,11 @@
 #include "core/distributed/communicator.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/run_paths.h"
+#include "gan/eval/evaluation.h"
 #include "gan/report/run_log.h"
 #include "gan/report/tensorboard.h"
-#include "gan/train/grad_sync.h"
 #include "gan/train/step_stats_window.h"
-#include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
 namespace hamgan {
@@ -24,20 +31,22 @@ namespace hamgan {
 // What the hooks of one run share. In a data-parallel job only the main rank
 // (rank 0) writes: the log, TensorBoard, sample grids and checkpoints.
 struct RunContext {
-  RunContext(const TrainConfig& cfg, int64_t resume_step, bool main = true);
-  const TrainConfig& cfg;
-  std::string run_dir, checkpoint_dir;
+  RunContext(const std::string& run_dir, int64_t steps, std::shared_ptr<Communicator> comm);
+  RunPaths paths;
+  int64_t steps;                 // the step the run ends at
+  int64_t keep_checkpoints = 2;  // newest step checkpoints kept
+  std::shared_ptr<Communicator> comm;  // the job's ranks; a LocalCommunicator in a single process (never null)
+  bool main = true;                    // rank 0 (or the only process): the one that writes
+  // Set by the loop before the standard hooks run: a stop signal arrived on some
+  // rank (every rank agrees), so this step is checkpointed and the run ends.
+  bool stopping = false;
   std::string last_checkpoint;  // newest checkpoint written or resumed from ("" before the first)
   int64_t last_checkpoint_step = -1;
-  bool stop_requested = false;  // a stop signal arrived (on any rank): checkpoint this step, then end
-  GradSync* sync = nullptr;     // set by the loop
-  Communicator* comm = nullptr; // the job's process group; null in a single process
-  bool main = true;             // rank 0 (or the only process): the one that writes
   std::unique_ptr<MetricsLog> log;        // null on the other ranks
-  std::unique_ptr<TensorBoardWriter> tb;  // null without cfg.tensorboard, and on the other ranks
+  std::unique_ptr<TensorBoardWriter> tb;  // null without tensorboard, and on the other ranks
   std::unique_ptr<ProgressBar> bar;
   StepStatsWindow stats;  // the steps since the last log row, on the device (filled by the loop)
-  bool last_step(const TrainState& state) const { return state.step >= cfg.steps; }
+  bool last_step(const TrainState& state) const { return state.step >= steps; }
 };
 
 class TrainHook {
@@ -47,16 +56,41 @@ class TrainHook {
 };
 using TrainHooks = std::vector<std::unique_ptr<TrainHook>>;
 
-// log row + bar, stop signal, checkpoint, sample grid, evaluation: the hooks of
-// `hamgan train`, in that order. The checkpoint comes before the image-making
-// hooks, so a failing evaluation never costs the steps since the last one.
-TrainHooks standard_hooks(const TrainConfig& cfg);
+// Each hook's own settings, derived from the run's config once (open_run).
+struct LogSettings {
+  int64_t every = 50;
+  double g_lr = 0, d_lr = 0;      // logged with every row
+  int64_t images_per_step = 0;    // batch_size · d_steps, for img_per_s
+};
+struct CheckpointSettings {
+  int64_t every = 1000;  // 0: only at the last step and when stopping
+};
+struct GridSettings {
+  int64_t every = 1000;  // 0: only at the last step
+  int64_t num_classes = 10, z_dim = 128;
+  uint64_t seed = 0;
+  int64_t standing_stats = 0, standing_batch_size = 64;  // G's BN statistics before each grid
+};
+struct EvalHookSettings {
+  int64_t every = 0;
+  int64_t final_n = 0;      // samples at the last step (0: the evaluator's n)
+  std::string best_metric;  // "" = no best checkpoint
+  EvalShards shards;        // this rank's share of each evaluation
+};
+struct HookSettings {
+  LogSettings log;
+  CheckpointSettings checkpoint;
+  GridSettings grid;
+  EvalHookSettings eval;
+};
 
-std::unique_ptr<TrainHook> make_log_hook(const TrainConfig& cfg);
-std::unique_ptr<TrainHook> make_grid_hook(const TrainConfig& cfg);
-std::unique_ptr<TrainHook> make_eval_hook(const TrainConfig& cfg);
-std::unique_ptr<TrainHook> make_stop_hook();  // reads the stop-signal flag (agreed across ranks)
-std::unique_ptr<TrainHook> make_checkpoint_hook(const TrainConfig& cfg);
+// The standard hooks of `hamgan train`, in the order above; the evaluation only with an `evaluator`.
+TrainHooks standard_hooks(const HookSettings& s, std::shared_ptr<Evaluator> evaluator);
+
+std::unique_ptr<TrainHook> make_log_hook(const LogSettings& s);
+std::unique_ptr<TrainHook> make_checkpoint_hook(const CheckpointSettings& s);
+std::unique_ptr<TrainHook> make_grid_hook(const GridSettings& s);
+std::unique_ptr<TrainHook> make_eval_hook(const EvalHookSettings& s, std::shared_ptr<Evaluator> evaluator);
 // Calls `fn` after every step (tests use it to inject faults or stop requests).
 std::unique_ptr<TrainHook> make_callback_hook(std::function<void(TrainState&, RunContext&)> fn);
 
@@ -72,8 +106,8 @@ void save_best_checkpoint(TrainState& state, RunContext& run);
 struct DivergenceError : Error {
   using Error::Error;
 };
-// The means of run.stats (over every rank with `comm`); throws the divergence error when one is non-finite.
-StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator* comm);
+// The means of run.stats over the ranks of `comm`; throws the divergence error when one is non-finite.
+StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator& comm);
 // "training diverged at step N (what); last good checkpoint: ... (continue from it with --resume ...)".
 DivergenceError divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
 

@@ -1,16 +1,16 @@
 #include "gan/train/losses.h"
 
-#include "core/errors.h"
-
 namespace hamgan {
 
-LossType parse_loss_type(const std::string& s) {
-  if (s == "hinge") return LossType::kHinge;
-  if (s == "ns" || s == "non-saturating") return LossType::kNonSaturating;
-  throw ConfigError("loss: unknown value '" + s + "'; use hinge or ns");
+const EnumNames<LossType>& loss_type_names() {
+  static const EnumNames<LossType> names(
+      "loss", {{LossType::kHinge, "hinge"}, {LossType::kNonSaturating, "ns"}, {LossType::kNonSaturating, "non-saturating", true}});
+  return names;
 }
 
-std::string to_string(LossType t) { return t == LossType::kHinge ? "hinge" : "ns"; }
+LossType parse_loss_type(const std::string& s) { return loss_type_names().parse(s); }
+
+std::string to_string(LossType t) { return loss_type_names().name(t); }
 
 torch::Tensor discriminator_loss(LossType type, const torch::Tensor& real_logits, const torch::Tensor& fake_logits) {
   if (type == LossType::kHinge)

@@ -1,8 +1,10 @@
 #pragma once
-// Adversarial losses (architecture.md §1.8). Logits are D's raw outputs, shape (N).
+// Adversarial losses (docs/training.md, "Reference recipes"). Logits are D's raw outputs, shape (N).
 #include <torch/torch.h>
 
 #include <string>
+
+#include "core/enum_names.h"
 
 namespace hamgan {
 
@@ -11,7 +13,9 @@ enum class LossType {
   kNonSaturating,  // D: mean(softplus(-D(x))) + mean(softplus(D(G(z)))); G: mean(softplus(-D(G(z))))
 };
 
-LossType parse_loss_type(const std::string& s);  // "hinge" | "ns"; other values throw ConfigError
+// "hinge" | "ns" ("non-saturating" is read too); the train key `loss` takes these names.
+const EnumNames<LossType>& loss_type_names();
+LossType parse_loss_type(const std::string& s);  // other values throw ConfigError listing the names
 std::string to_string(LossType t);
 
 torch::Tensor discriminator_loss(LossType type, const torch::Tensor& real_logits, const torch::Tensor& fake_logits);

@@ -20,36 +20,42 @@ bool computes_bf16(const torch::Device& device) {
 
 }  // namespace
 
-std::string Precision::name() const {
-  switch (mode) {
-    case PrecisionMode::kFp32: return "fp32";
-    case PrecisionMode::kTf32: return "tf32";
-    case PrecisionMode::kBf16: return "bf16";
-  }
-  return "fp32";
+const EnumNames<PrecisionChoice>& precision_choice_names() {
+  static const EnumNames<PrecisionChoice> names("precision", {{PrecisionChoice::kAuto, "auto"},
+                                                              {PrecisionChoice::kFp32, "fp32"},
+                                                              {PrecisionChoice::kTf32, "tf32"},
+                                                              {PrecisionChoice::kBf16, "bf16"}});
+  return names;
 }
+
+const EnumNames<PrecisionMode>& precision_mode_names() {
+  static const EnumNames<PrecisionMode> names(
+      "precision", {{PrecisionMode::kFp32, "fp32"}, {PrecisionMode::kTf32, "tf32"}, {PrecisionMode::kBf16, "bf16"}});
+  return names;
+}
+
+std::string Precision::name() const { return precision_mode_names().name(mode); }
 
 torch::Tensor Precision::layout(const torch::Tensor& images) const {
   return channels_last ? images.contiguous(torch::MemoryFormat::ChannelsLast) : images;
 }
 
-Precision resolve_precision(const std::string& precision, bool channels_last, const torch::Device& device) {
+Precision resolve_precision(PrecisionChoice precision, bool channels_last, const torch::Device& device) {
   Precision p;
   p.channels_last = channels_last;
   p.device_type = device.type();
-  if (precision == "auto") {
-    // TF32 only exists on CUDA; on CPU tf32 would be fp32 under another name.
-    p.mode = device.is_cuda() ? PrecisionMode::kTf32 : PrecisionMode::kFp32;
-  } else if (precision == "fp32") {
-    p.mode = PrecisionMode::kFp32;
-  } else if (precision == "tf32") {
-    p.mode = PrecisionMode::kTf32;
-  } else if (precision == "bf16") {
-    if (!computes_bf16(device))
-      throw ConfigError("precision: bf16 is not supported on " + device.str() + "; use fp32 or tf32");
-    p.mode = PrecisionMode::kBf16;
-  } else {
-    throw ConfigError("precision: '" + precision + "' is not one of auto, fp32, tf32, bf16");
+  switch (precision) {
+    case PrecisionChoice::kAuto:
+      // TF32 only exists on CUDA; on CPU tf32 would be fp32 under another name.
+      p.mode = device.is_cuda() ? PrecisionMode::kTf32 : PrecisionMode::kFp32;
+      break;
+    case PrecisionChoice::kFp32: p.mode = PrecisionMode::kFp32; break;
+    case PrecisionChoice::kTf32: p.mode = PrecisionMode::kTf32; break;
+    case PrecisionChoice::kBf16:
+      if (!computes_bf16(device))
+        throw ConfigError("precision: bf16 is not supported on " + device.str() + "; use fp32 or tf32");
+      p.mode = PrecisionMode::kBf16;
+      break;
   }
   return p;
 }

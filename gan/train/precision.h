@@ -9,9 +9,17 @@
 
 #include <string>
 
+#include "core/enum_names.h"
+
 namespace hamgan {
 
+// The config's `precision`: a mode, or auto (the device decides, resolve_precision).
+enum class PrecisionChoice { kAuto, kFp32, kTf32, kBf16 };
+const EnumNames<PrecisionChoice>& precision_choice_names();  // auto, fp32, tf32, bf16
+
+// The mode a run computes in, once resolved.
 enum class PrecisionMode { kFp32, kTf32, kBf16 };
+const EnumNames<PrecisionMode>& precision_mode_names();  // fp32, tf32, bf16
 
 struct Precision {
   PrecisionMode mode = PrecisionMode::kFp32;
@@ -22,9 +30,10 @@ struct Precision {
   torch::Tensor layout(const torch::Tensor& images) const;
 };
 
-// The config's `precision` value on `device`: auto = tf32 on CUDA, fp32 on CPU. Throws
-// ConfigError for bf16 on a device that cannot compute in it.
-Precision resolve_precision(const std::string& precision, bool channels_last, const torch::Device& device);
+// The config's `precision` on `device`: auto = tf32 on CUDA, fp32 on CPU. Throws ConfigError
+// for bf16 on a device that cannot compute in it (found by a small bf16 matmul on the device,
+// so a run resolves it once, in open_run).
+Precision resolve_precision(PrecisionChoice precision, bool channels_last, const torch::Device& device);
 
 // Sets the process-wide TF32 switches of cuBLAS and cuDNN for the mode (fp32: off; tf32, bf16: on)
 // and turns cuDNN's benchmark mode on (the fastest algorithm per convolution shape).

@@ -5,17 +5,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/config_file.h"
 #include "core/errors.h"
 
 namespace hamgan {
 namespace {
-
-// Keys that change the sequence of updates or random draws from the resumed step on.
-const std::vector<std::string> kReproductionKeys = {
-    "seed", "batch_size", "d_steps", "accumulate", "dataset", "dataset_split", "flip", "loss",
-    "beta1", "beta2", "adam_eps", "ema", "ema_decay", "ema_start"};
-// Run control that neither changes the training nor needs recording (steps: extending a run is routine).
-const std::vector<std::string> kRunControlKeys = {"run_dir", "progress", "tensorboard", "steps"};
 
 bool listed(const std::vector<std::string>& keys, const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
@@ -26,9 +20,11 @@ bool listed(const std::vector<std::string>& keys, const std::string& key) {
 std::vector<ConfigChange> config_changes(const TrainConfig& recorded, const TrainConfig& now) {
   std::vector<ConfigChange> changes;
   for (const auto& f : train_config_fields()) {
-    if (listed(kRunControlKeys, f.spec.key)) continue;
+    if (f.spec.resume == ResumeRule::kNotCompared) continue;
     const std::string before = f.get(recorded), after = f.get(now);
-    if (before != after) changes.push_back({f.spec.key, before, after, listed(kReproductionKeys, f.spec.key)});
+    // A key whose rule was never declared is held to the strict rule.
+    const bool must_match = f.spec.resume != ResumeRule::kMayChange;
+    if (before != after) changes.push_back({f.spec.key, before, after, must_match});
   }
   return changes;
 }
@@ -44,7 +40,7 @@ void check_resume_config(const TrainConfig& cfg, const std::string& recorded_con
   }
   // Only keys the run recorded can be compared (a hand-made or older text may hold a few).
   std::vector<std::string> recorded_keys;
-  for (const auto& kv : read_toml_lines("resume", recorded_config_text)) recorded_keys.push_back(kv.first);
+  for (const auto& item : parse_config_text(recorded_config_text, "resume")) recorded_keys.push_back(item.key);
   std::vector<ConfigChange> changes;
   for (auto& c : config_changes(recorded, cfg))
     if (listed(recorded_keys, c.key)) changes.push_back(std::move(c));

@@ -3,8 +3,9 @@
 // the keys that shape its random streams and updates (seed, batch_size, data,
 // loss, Adam's betas, the EMA) stay what they were; those are refused on
 // --resume unless --allow_config_change, and every change that is accepted
-// (learning rates, steps, intervals, or a forced one) is appended to
+// (learning rates, intervals, or a forced one) is appended to
 // <run>/config_changes.log with its step, so the run directory tells the truth.
+// Each train key's row says which it is (FieldSpec::resume in train_config_fields()).
 #include <string>
 #include <vector>
 

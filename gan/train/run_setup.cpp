@@ -19,11 +19,11 @@ namespace hamgan {
 namespace fs = std::filesystem;
 
 std::string checkpoint_to_resume(const TrainConfig& cfg) {
-  const fs::path run(cfg.run_dir);
-  const std::string ckdir = (run / "checkpoints").string();
+  const RunPaths run(cfg.run_dir);
+  const std::string ckdir = run.checkpoints();
   const std::string found = latest_checkpoint(ckdir);
   if (!cfg.resume && !found.empty())
-    throw ConfigError("run_dir: " + run.string() + " already holds checkpoints (" + found +
+    throw ConfigError("run_dir: " + run.dir.string() + " already holds checkpoints (" + found +
                       "); pass --resume to continue that run or choose another --run-dir");
   if (cfg.resume && found.empty())
     throw ConfigError("resume: " + ckdir + " has no checkpoint to resume from; start without --resume");
@@ -33,7 +33,7 @@ std::string checkpoint_to_resume(const TrainConfig& cfg) {
 std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {
   DatasetSpec spec;
   spec.path = cfg.dataset;
-  spec.split = cfg.dataset_split;
+  spec.split = dataset_split_names().name(cfg.dataset_split);  // the same names as DatasetSpec::split
   spec.size = cfg.model.resolution;
   spec.channels = cfg.model.image_channels;
   auto dataset = open_dataset(spec);
@@ -42,7 +42,7 @@ std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {
   return dataset;
 }
 
-LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shards) {
+LoaderOptions loader_options(const TrainConfig& cfg, torch::Device device, int64_t shard, int64_t shards) {
   LoaderOptions lo;
   lo.shard = shard;
   lo.shards = shards;
@@ -51,13 +51,17 @@ LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shar
   lo.flip = cfg.flip;
   lo.workers = cfg.workers;
   // Page-locked batches let the step's host→device copy run without blocking (CUDA only).
-  lo.pin_memory = resolve_device(cfg.device).is_cuda();
+  lo.pin_memory = device.is_cuda();
   return lo;
 }
 
-void remove_stale_files(const TrainConfig& cfg) {
-  for (const fs::path& dir : {fs::path(cfg.run_dir), fs::path(cfg.run_dir) / "checkpoints", fs::path(cfg.run_dir) / "samples"})
-    for (const auto& f : remove_stale_temporaries(dir.string()))
+LoaderOptions loader_options(const TrainConfig& cfg, int64_t shard, int64_t shards) {
+  return loader_options(cfg, resolve_device(cfg.device), shard, shards);
+}
+
+void remove_stale_files(const RunPaths& paths) {
+  for (const std::string& dir : {paths.dir.string(), paths.checkpoints(), paths.samples()})
+    for (const auto& f : remove_stale_temporaries(dir))
       std::cerr << "train: removed " << f << " (left by a process that no longer runs)\n";
 }
 
@@ -77,16 +81,29 @@ EvalSettings eval_settings(const TrainConfig& c) {
   return s;
 }
 
-void prepare_run_evaluation(const TrainConfig& cfg, torch::Device device) {
-  const EvalSettings s = eval_settings(cfg);
-  if (s.metrics.empty()) return;
+namespace {
+
+std::shared_ptr<Evaluator> open_evaluator(const EvalSettings& s, int64_t eval_every, torch::Device device) {
+  if (s.metrics.empty()) return nullptr;
   const bool classifier = std::any_of(s.metrics.begin(), s.metrics.end(), uses_classifier);
   if (classifier && !fs::exists(s.classifier))
-    std::cerr << "train: evaluation (eval_every = " << cfg.eval_every << ") needs the classifier " << s.classifier
+    std::cerr << "train: evaluation (eval_every = " << eval_every << ") needs the classifier " << s.classifier
               << ", which does not exist: training it now (minutes; make it beforehand with "
               << "`hamgan train-classifier --out " << s.classifier << "`, or set eval_every = 0)\n";
   ScopedRngRestore keep_rng;  // the run's random streams do not depend on whether the files were ready
-  prepare_evaluation(s, device);
+  return std::make_shared<Evaluator>(s, device);
+}
+
+}  // namespace
+
+std::shared_ptr<Evaluator> open_run_evaluator(const EvalSettings& s, int64_t eval_every, torch::Device device,
+                                              Communicator& ranks) {
+  const bool first = ranks.rank() == 0;
+  std::shared_ptr<Evaluator> evaluator;
+  if (first) evaluator = open_evaluator(s, eval_every, device);
+  ranks.barrier("waiting for rank 0 to prepare the evaluation");
+  if (!first) evaluator = open_evaluator(s, eval_every, device);
+  return evaluator;
 }
 
 namespace {
@@ -95,7 +112,7 @@ namespace {
 // written, so a best score found then is only in best.pt: take it from there,
 // or the resumed run would replace best.pt with a worse state.
 void adopt_kept_best(TrainState& state, const TrainConfig& cfg) {
-  const std::string best = (fs::path(cfg.run_dir) / "checkpoints" / kBestCheckpointName).string();
+  const std::string best = RunPaths(cfg.run_dir).best_checkpoint();
   if (!checkpoint_is_complete(best)) return;
   try {
     CheckpointReader r(best);
@@ -129,15 +146,16 @@ void apply_precision(const Precision& p, TrainState& state) {
   if (state.g_ema) apply_memory_format(*state.g_ema, p);
 }
 
-void write_run_files(const TrainConfig& cfg, const TrainState& state, bool resumed, int64_t world_size) {
-  write_text_atomically((fs::path(cfg.run_dir) / "config.toml").string(), cfg.config_text);
+void write_run_files(const RunPaths& paths, const std::string& config_text, const TrainState& state,
+                     const Precision& precision, bool resumed, int64_t world_size) {
+  write_text_atomically(paths.config(), config_text);
   Provenance p;
   p.run_id = state.run_id;
   p.device = state.device;
   p.start_step = resumed ? state.step : 0;
   p.world_size = world_size;
-  p.precision = resolve_precision(cfg.precision, cfg.channels_last, state.device).name();
-  write_provenance(cfg.run_dir, p);
+  p.precision = precision.name();
+  write_provenance(paths.dir.string(), p);
 }
 
 }  // namespace hamgan

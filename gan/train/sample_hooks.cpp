@@ -4,56 +4,42 @@
 // ScopedRngRestore, so neither changes what training does next.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "core/rng.h"
+#include "core/seeds.h"
 #include "core/stop_signal.h"
 #include "data/image_io.h"
-#include "gan/checkpoint/run_dir.h"
 #include "gan/eval/evaluation.h"
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
 #include "gan/train/hooks.h"
-#include "gan/train/run_setup.h"
 #include "modules/conditional_bn.h"
-#include "core/seeds.h"
 
 namespace hamgan {
-namespace fs = std::filesystem;
 namespace {
 
 Generator& shown_generator(TrainState& state) { return state.g_ema ? state.g_ema : state.g; }
-
-// This rank's share of an evaluation and how the shares meet.
-EvalShards eval_shards(const RunContext& run) {
-  EvalShards shards;
-  if (!run.comm) return shards;
-  Communicator* comm = run.comm;
-  shards.rank = comm->rank();
-  shards.world = comm->world_size();
-  shards.gather = [comm](const torch::Tensor& t) { return torch::cat(comm->all_gather(t, "gathering evaluation features")); };
-  return shards;
-}
 
 // Up to 10 evenly spaced classes, one row of 8 per class, with z fixed for the
 // whole run (and its resumptions).
 class GridHook final : public TrainHook {
  public:
-  explicit GridHook(const TrainConfig& cfg) : every_(cfg.sample_every) {
-    const int64_t classes = std::min<int64_t>(cfg.model.num_classes, 10);
-    at::Generator gen = make_cpu_generator(derived_seed(cfg.seed, SeedPurpose::kGridNoise));
-    z_ = sample_z(classes * kPerClass, cfg.model.z_dim, 0.0, gen);
+  explicit GridHook(const GridSettings& s) : s_(s) {
+    const int64_t classes = std::min<int64_t>(s.num_classes, 10);
+    at::Generator gen = make_cpu_generator(derived_seed(s.seed, SeedPurpose::kGridNoise));
+    z_ = sample_z(classes * kPerClass, s.z_dim, 0.0, gen);
     std::vector<int64_t> labels;
     for (int64_t k = 0; k < classes; ++k)
-      for (int64_t i = 0; i < kPerClass; ++i) labels.push_back(k * cfg.model.num_classes / classes);
+      for (int64_t i = 0; i < kPerClass; ++i) labels.push_back(k * s.num_classes / classes);
     y_ = torch::tensor(labels, torch::kLong);
   }
 
   void after_step(TrainState& state, RunContext& run) override {
-    if (!run.main || run.stop_requested || (!(every_ > 0 && state.step % every_ == 0) && !run.last_step(state)))
+    if (!run.main || run.stopping || (!(s_.every > 0 && state.step % s_.every == 0) && !run.last_step(state)))
       return;
     ScopedRngRestore keep_rng;
     Generator& g = shown_generator(state);
@@ -62,20 +48,22 @@ class GridHook final : public TrainHook {
     try {
       LocalBatchStatsScope this_rank_only(*g);  // rank 0 draws the grid alone
       BufferSnapshot keep_buffers(*g);
-      accumulate_standing_stats(g, run.cfg.standing_stats, run.cfg.batch_size, derived_seed(run.cfg.seed, SeedPurpose::kGridStandingStats));
+      accumulate_standing_stats(g, s_.standing_stats, s_.standing_batch_size,
+                                derived_seed(s_.seed, SeedPurpose::kGridStandingStats));
       images = generate(g, z_, y_, 128);
     } catch (const Interrupted&) {
       g->train(was_training);
       // The other ranks are already on their way to the next step: leaving now
       // would strand them in its all-reduce. Skip the grid; the next step's stop
-      // agreement then stops every rank with a checkpoint.
-      if (run.comm) return;
+      // agreement then stops every rank with a checkpoint. A single process
+      // has nobody waiting: it stops now, with the checkpoint of this step.
+      if (run.comm->world_size() > 1) return;
       throw;
     }
     g->train(was_training);
     char name[40];
     std::snprintf(name, sizeof(name), "step_%07lld.png", static_cast<long long>(state.step));
-    const std::string path = (fs::path(run.run_dir) / "samples" / name).string();
+    const std::string path = run.paths.sample_file(name);
     const torch::Tensor grid = make_grid(images, kPerClass);  // uint8 (C, H, W)
     save_png(grid, path);
     if (run.tb) {
@@ -88,7 +76,7 @@ class GridHook final : public TrainHook {
 
  private:
   static constexpr int64_t kPerClass = 8;
-  int64_t every_;
+  GridSettings s_;
   torch::Tensor z_, y_;
 };
 
@@ -96,18 +84,18 @@ class GridHook final : public TrainHook {
 // best_metric so far is kept in the state, and its weights as checkpoints/best.pt.
 class EvalHook final : public TrainHook {
  public:
-  explicit EvalHook(const TrainConfig& cfg) : every_(cfg.eval_every), best_metric_(resolved_best_metric(cfg)) {}
+  EvalHook(const EvalHookSettings& s, std::shared_ptr<Evaluator> evaluator)
+      : s_(s), evaluator_(std::move(evaluator)) {}
 
   void after_step(TrainState& state, RunContext& run) override {
-    if (run.stop_requested || every_ <= 0 || (state.step % every_ != 0 && !run.last_step(state))) return;
+    if (run.stopping || s_.every <= 0 || (state.step % s_.every != 0 && !run.last_step(state))) return;
     ScopedRngRestore keep_rng;
-    EvalSettings settings = eval_settings(run.cfg);
     // The last evaluation may use more samples (the number a paper reports). FID's
     // bias depends on the sample count, so it does not compete for best.pt then.
-    const bool resized = run.last_step(state) && run.cfg.eval_final_n > 0 && run.cfg.eval_final_n != settings.n;
-    if (resized) settings.n = run.cfg.eval_final_n;
+    const int64_t n = evaluator_->settings().n;
+    const bool resized = run.last_step(state) && s_.final_n > 0 && s_.final_n != n;
     // Every rank generates its share of the samples; the features are gathered (gan/eval).
-    const EvalResult result = evaluate_during_training(shown_generator(state), settings, eval_shards(run));
+    const EvalResult result = evaluator_->evaluate(shown_generator(state), s_.shards, resized ? s_.final_n : n);
     if (result.empty()) return;
     const bool improved = !resized && update_best(state, result.values, run);
     if (improved) save_best_checkpoint(state, run);  // a collective in a data-parallel job
@@ -122,7 +110,7 @@ class EvalHook final : public TrainHook {
       run.tb->add_text("eval/protocol", result.protocol, state.step);
       run.tb->flush();
     }
-    if (improved) msg << " (best " << best_metric_ << " so far: " << run.checkpoint_dir << "/" << kBestCheckpointName << ")";
+    if (improved) msg << " (best " << s_.best_metric << " so far: " << run.paths.best_checkpoint() << ")";
     std::cerr << "\ntrain: step " << state.step << ":" << msg.str() << "\n";
   }
 
@@ -132,22 +120,24 @@ class EvalHook final : public TrainHook {
   bool update_best(TrainState& state, const MetricRow& row, RunContext& run) const {
     double value = std::numeric_limits<double>::quiet_NaN();
     for (const auto& [k, v] : row)
-      if (k == best_metric_) value = v;
-    const bool better = !best_metric_.empty() && std::isfinite(value) &&
-                        (state.best.step < 0 || state.best.metric != best_metric_ ||
-                         (higher_is_better(best_metric_) ? value > state.best.value : value < state.best.value));
-    const bool improved = run.comm ? run.comm->any(run.main && better, "agreeing on the best score") : better;
-    if (improved) state.best = {best_metric_, value, state.step};
+      if (k == s_.best_metric) value = v;
+    const bool better = !s_.best_metric.empty() && std::isfinite(value) &&
+                        (state.best.step < 0 || state.best.metric != s_.best_metric ||
+                         (higher_is_better(s_.best_metric) ? value > state.best.value : value < state.best.value));
+    const bool improved = run.comm->any(run.main && better, "agreeing on the best score");
+    if (improved) state.best = {s_.best_metric, value, state.step};
     return improved;
   }
 
-  int64_t every_;
-  std::string best_metric_;  // "" = no best checkpoint
+  EvalHookSettings s_;
+  std::shared_ptr<Evaluator> evaluator_;
 };
 
 }  // namespace
 
-std::unique_ptr<TrainHook> make_grid_hook(const TrainConfig& cfg) { return std::make_unique<GridHook>(cfg); }
-std::unique_ptr<TrainHook> make_eval_hook(const TrainConfig& cfg) { return std::make_unique<EvalHook>(cfg); }
+std::unique_ptr<TrainHook> make_grid_hook(const GridSettings& s) { return std::make_unique<GridHook>(s); }
+std::unique_ptr<TrainHook> make_eval_hook(const EvalHookSettings& s, std::shared_ptr<Evaluator> evaluator) {
+  return std::make_unique<EvalHook>(s, std::move(evaluator));
+}
 
 }  // namespace hamgan

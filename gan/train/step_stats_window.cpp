@@ -21,16 +21,13 @@ void StepStatsWindow::add(const StepStats& s) {
   ++steps_;
 }
 
-StepValues StepStatsWindow::means(Communicator* comm) const {
+StepValues StepStatsWindow::means(Communicator& comm) const {
   StepValues v;
   v.steps = steps_;
   if (steps_ == 0) return v;
   torch::Tensor sums = sums_.clone();
-  double count = static_cast<double>(steps_);
-  if (comm) {
-    comm->all_reduce_sum(sums, "averaging the logged losses");
-    count *= static_cast<double>(comm->world_size());
-  }
+  comm.all_reduce_sum(sums, "averaging the logged losses");
+  const double count = static_cast<double>(steps_) * static_cast<double>(comm.world_size());
   const torch::Tensor host = (sums / count).to(torch::kCPU);
   const double* m = host.data_ptr<double>();
   v.d_loss = m[0], v.g_loss = m[1], v.d_real = m[2], v.d_fake = m[3];

@@ -24,9 +24,9 @@ class StepStatsWindow {
  public:
   void add(const StepStats& s);  // device additions only
   int64_t steps() const { return steps_; }
-  // One device→host read of the means; the window keeps its sums. With `comm`
-  // (every rank calls it at the same step) the means are over all ranks.
-  StepValues means(Communicator* comm = nullptr) const;
+  // One device→host read of the means over the ranks of `comm` (every rank
+  // calls it at the same step); the window keeps its sums.
+  StepValues means(Communicator& comm) const;
   void clear();
 
  private:

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "core/atomic_file.h"
@@ -162,17 +161,6 @@ std::array<double, N> mean_ms(const std::vector<double>& seconds, int64_t steps)
 
 }  // namespace
 
-const char* train_step_phase_name(size_t phase) {
-  static const char* names[kStepPhaseCount] = {"data", "d_step", "g_step", "ema_step"};
-  return phase < kStepPhaseCount ? names[phase] : "?";
-}
-
-const char* train_split_phase_name(size_t phase) {
-  static const char* names[kSplitPhaseCount] = {"d_forward", "d_backward", "d_optimiser",
-                                                "g_forward", "g_backward", "g_optimiser"};
-  return phase < kSplitPhaseCount ? names[phase] : "?";
-}
-
 TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   if (c.steps < 1) throw ConfigError("bench train: --steps must be >= 1, got " + std::to_string(c.steps));
   if (c.warmup < 0) throw ConfigError("bench train: --warmup must be >= 0, got " + std::to_string(c.warmup));
@@ -200,15 +188,12 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   // networks exist; on the CPU the process's peak resident set.
   std::unique_ptr<PeakMemoryMeter> cuda_meter;
   if (device.is_cuda()) cuda_meter = std::make_unique<PeakMemoryMeter>(device);
+  seed_initial_weights(cfg.seed);
   TrainState state(cfg, device);
   apply_precision(precision, state);  // as the trainer sets up its run
   BenchData data = open_bench_data(cfg, device);
   r.data = data.description;
-  out << "device: " << r.device << " (" << r.device_name << "), LibTorch " << r.torch_version << ", " << r.precision
-      << (r.channels_last ? ", channels_last" : "") << "\ndata: " << r.data << "\nbatch " << r.batch
-      << (r.accumulate > 1 ? " in " + std::to_string(r.accumulate) + " micro-batches" : "") << ", " << c.warmup << " warm-up + " << c.steps
-      << " timed steps\n"
-      << std::flush;
+  print_train_bench_setup(r, out);
 
   StageTimer warm_timer(device, kStepPhaseCount);
   for (int64_t i = 0; i < c.warmup; ++i) timed_step(state, data, step_cfg, ema, warm_timer);
@@ -237,47 +222,12 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
     r.peak_memory_kind = "peak resident set size of the process";
   }
 
-  out << "it/s " << r.its_per_s << ", img/s " << r.images_per_s << ", step " << 1000.0 * r.step_seconds / c.steps
-      << " ms (CPU time " << 1000.0 * r.step_cpu_seconds / c.steps << " ms), peak memory "
-      << r.peak_memory_bytes / (1024.0 * 1024.0) << " MiB (" << r.peak_memory_kind << ")\n";
-  out << "per step (trainer's step functions):";
-  for (size_t p = 0; p < kStepPhaseCount; ++p) out << " " << train_step_phase_name(p) << " " << r.step_ms[p] << " ms";
-  out << "\nsplit (same work, timed by the bench):";
-  for (size_t p = 0; p < kSplitPhaseCount; ++p) out << " " << train_split_phase_name(p) << " " << r.split_ms[p] << " ms";
-  out << "\n";
+  print_train_bench_summary(r, out);
   if (!c.out.empty()) {
     write_text_atomically(c.out, train_bench_json(r));
     out << "wrote " << c.out << "\n";
   }
   return r;
-}
-
-std::string train_bench_json(const TrainBenchResult& r) {
-  nlohmann::ordered_json j;
-  j["implementation"] = "hamgan";
-  j["device"] = r.device;
-  j["device_name"] = r.device_name;
-  j["torch_version"] = r.torch_version;
-  j["precision"] = r.precision;
-  j["threads"] = r.threads;
-  j["data"] = r.data;
-  j["channels_last"] = r.channels_last;
-  j["batch"] = r.batch;
-  j["accumulate"] = r.accumulate;
-  j["warmup"] = r.warmup;
-  j["steps"] = r.steps;
-  j["step_ms"] = 1000.0 * r.step_seconds / static_cast<double>(r.steps);
-  j["step_cpu_ms"] = 1000.0 * r.step_cpu_seconds / static_cast<double>(r.steps);
-  j["its_per_s"] = r.its_per_s;
-  j["images_per_s"] = r.images_per_s;
-  j["peak_memory_bytes"] = r.peak_memory_bytes;
-  j["peak_memory_kind"] = r.peak_memory_kind;
-  nlohmann::ordered_json phases, split;
-  for (size_t p = 0; p < kStepPhaseCount; ++p) phases[train_step_phase_name(p)] = r.step_ms[p];
-  for (size_t p = 0; p < kSplitPhaseCount; ++p) split[train_split_phase_name(p)] = r.split_ms[p];
-  j["phase_ms"] = phases;
-  j["split_ms"] = split;
-  return j.dump(2) + "\n";
 }
 
 }  // namespace hamgan

@@ -49,6 +49,11 @@ struct TrainBenchResult {
 
 // Throws ConfigError for bad settings (steps < 1, warmup < 0, a precision this build lacks).
 TrainBenchResult run_train_bench(const TrainBenchConfig& config, std::ostream& out);
+
+// The bench's report (gan/train/train_bench_report.cpp): what it prints before
+// timing and after it, and the JSON file `out` names.
+void print_train_bench_setup(const TrainBenchResult& r, std::ostream& out);
+void print_train_bench_summary(const TrainBenchResult& r, std::ostream& out);
 std::string train_bench_json(const TrainBenchResult& r);
 
 }  // namespace hamgan

@@ -8,7 +8,6 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "gan/eval/evaluation.h"
-#include "gan/train/precision.h"
 
 namespace hamgan {
 namespace {
@@ -38,90 +37,113 @@ bool listed(const std::vector<std::string>& v, const std::string& x) { return st
 
 }  // namespace
 
+const EnumNames<DatasetSplit>& dataset_split_names() {
+  static const EnumNames<DatasetSplit> names("dataset_split",
+                                             {{DatasetSplit::kTrain, "train"}, {DatasetSplit::kTest, "test"}});
+  return names;
+}
+
+const EnumNames<NoiseStreams>& noise_streams_names() {
+  static const EnumNames<NoiseStreams> names("noise_streams",
+                                             {{NoiseStreams::kPerRank, "per_rank"}, {NoiseStreams::kGlobal, "global"}});
+  return names;
+}
+
 const FieldTable<TrainConfig>& train_config_fields() {
   using T = TrainConfig;
+  // What a resume may change (resume_check.h): keys that shape the updates or random draws must match.
+  constexpr ResumeRule kMust = ResumeRule::kMustMatch, kMay = ResumeRule::kMayChange,
+                       kNotCompared = ResumeRule::kNotCompared;
   static const FieldTable<TrainConfig> table = {
       // data
-      member_field(string_field("dataset", "IDX directory, image folder or .hdf5 file", not_empty()), &T::dataset),
-      make_field<T>(choice_field("dataset_split", {"train", "test"}, "IDX split"),
-                    [](const T& c) { return c.dataset_split; },
-                    [](T& c, const std::string& s) { c.dataset_split = s; }),
-      member_field(bool_field("flip", "Random horizontal flips of real images"), &T::flip),
-      member_field(int_field("workers", "Data decoding threads", at_least(1)), &T::workers),
+      member_field(string_field("dataset", "IDX directory, image folder or .hdf5 file", not_empty()), &T::dataset)
+          .on_resume(kMust),
+      enum_field("dataset_split", dataset_split_names(), "IDX split", &T::dataset_split).on_resume(kMust),
+      member_field(bool_field("flip", "Random horizontal flips of real images"), &T::flip).on_resume(kMust),
+      member_field(int_field("workers", "Data decoding threads", at_least(1)), &T::workers).on_resume(kMay),
       // optimisation
-      member_field(int_field("batch_size", "Images per D and per G update", at_least(1)), &T::batch_size),
-      member_field(int_field("steps", "Total steps (d_steps D updates + 1 G update each)", at_least(0)), &T::steps),
-      member_field(float_field("g_lr", "Generator Adam learning rate", above(0)), &T::g_lr),
-      member_field(float_field("d_lr", "Discriminator Adam learning rate", above(0)), &T::d_lr),
-      member_field(float_field("beta1", "Adam beta1", in_range(0, 1)), &T::beta1),
-      member_field(float_field("beta2", "Adam beta2", in_range(0, 1)), &T::beta2),
-      member_field(float_field("adam_eps", "Adam epsilon", above(0)), &T::adam_eps),
-      member_field(int_field("d_steps", "D updates per G update", at_least(1)), &T::d_steps),
+      member_field(int_field("batch_size", "Images per D and per G update", at_least(1)), &T::batch_size)
+          .on_resume(kMust),
+      member_field(int_field("steps", "Total steps (d_steps D updates + 1 G update each)", at_least(0)), &T::steps)
+          .on_resume(kNotCompared),
+      member_field(float_field("g_lr", "Generator Adam learning rate", above(0)), &T::g_lr).on_resume(kMay),
+      member_field(float_field("d_lr", "Discriminator Adam learning rate", above(0)), &T::d_lr).on_resume(kMay),
+      member_field(float_field("beta1", "Adam beta1", in_range(0, 1)), &T::beta1).on_resume(kMust),
+      member_field(float_field("beta2", "Adam beta2", in_range(0, 1)), &T::beta2).on_resume(kMust),
+      member_field(float_field("adam_eps", "Adam epsilon", above(0)), &T::adam_eps).on_resume(kMust),
+      member_field(int_field("d_steps", "D updates per G update", at_least(1)), &T::d_steps).on_resume(kMust),
       member_field(int_field("accumulate", "Micro-batches per D and G update (gradient accumulation; batch_size / accumulate in memory)",
                              at_least(1)),
-                   &T::accumulate),
-      make_field<T>(choice_field("loss", {"hinge", "ns"}, "hinge | ns (non-saturating)"),
-                    [](const T& c) { return to_string(c.loss); },
-                    [](T& c, const std::string& s) { c.loss = parse_loss_type(s); }),
+                   &T::accumulate).on_resume(kMust),
+      enum_field("loss", loss_type_names(), "hinge | ns (non-saturating)", &T::loss).on_resume(kMust),
       // EMA
-      member_field(bool_field("ema", "Keep an EMA of G's weights for samples and evaluation"), &T::ema),
-      member_field(float_field("ema_decay", "EMA decay", in_range(0, 1)), &T::ema_decay),
-      member_field(int_field("ema_start", "G updates before which the EMA copies G", at_least(0)), &T::ema_start),
+      member_field(bool_field("ema", "Keep an EMA of G's weights for samples and evaluation"), &T::ema)
+          .on_resume(kMust),
+      member_field(float_field("ema_decay", "EMA decay", in_range(0, 1)), &T::ema_decay).on_resume(kMust),
+      member_field(int_field("ema_start", "G updates before which the EMA copies G", at_least(0)), &T::ema_start)
+          .on_resume(kMust),
       // run
-      member_field(int_field("seed", "Seed of weights, noise, labels and data order", at_least(0)), &T::seed),
-      member_field(string_field("device", "auto | cpu | cuda | cuda:N", device_spelling), &T::device),
-      make_field<T>(choice_field("precision", {"auto", "fp32", "tf32", "bf16"},
-                                 "auto (tf32 on CUDA, fp32 on CPU) | fp32 (strict) | tf32 | bf16 (autocast)"),
-                    [](const T& c) { return c.precision; }, [](T& c, const std::string& s) { c.precision = s; }),
-      member_field(bool_field("channels_last", "NHWC activations and conv weights"), &T::channels_last),
+      member_field(int_field("seed", "Seed of weights, noise, labels and data order", at_least(0)), &T::seed)
+          .on_resume(kMust),
+      member_field(string_field("device", "auto | cpu | cuda | cuda:N", device_spelling), &T::device).on_resume(kMay),
+      enum_field("precision", precision_choice_names(),
+                 "auto (tf32 on CUDA, fp32 on CPU) | fp32 (strict) | tf32 | bf16 (autocast)", &T::precision)
+          .on_resume(kMay),
+      member_field(bool_field("channels_last", "NHWC activations and conv weights"), &T::channels_last).on_resume(kMay),
       member_field(int_field("max_nonfinite_steps",
                              "Non-finite steps skipped (updates not applied) before the run stops (0: first stops)",
                              at_least(0)),
-                   &T::max_nonfinite_steps),
-      member_field(int_field("threads", "LibTorch CPU threads (0 = default)", at_least(0)), &T::threads),
-      member_field(string_field("run_dir", "Run directory (default runs/<config name>)", not_empty()), &T::run_dir),
-      member_field(int_field("log_every", "Steps between metrics rows", at_least(1)), &T::log_every),
+                   &T::max_nonfinite_steps).on_resume(kMay),
+      member_field(int_field("threads", "LibTorch CPU threads (0 = default)", at_least(0)), &T::threads)
+          .on_resume(kMay),
+      member_field(string_field("run_dir", "Run directory (default runs/<config name>)", not_empty()), &T::run_dir)
+          .on_resume(kNotCompared),
+      member_field(int_field("log_every", "Steps between metrics rows", at_least(1)), &T::log_every).on_resume(kMay),
       member_field(int_field("sample_every", "Steps between sample grids (0: end only)", at_least(0)),
-                   &T::sample_every),
+                   &T::sample_every).on_resume(kMay),
       member_field(int_field("checkpoint_every", "Steps between checkpoints (0: end only)", at_least(0)),
-                   &T::checkpoint_every),
-      member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints),
-      member_field(int_field("eval_every", "Steps between evaluations (0: off)", at_least(0)), &T::eval_every),
-      member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n),
+                   &T::checkpoint_every).on_resume(kMay),
+      member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints)
+          .on_resume(kMay),
+      member_field(int_field("eval_every", "Steps between evaluations (0: off)", at_least(0)), &T::eval_every)
+          .on_resume(kMay),
+      member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n).on_resume(kMay),
       member_field(int_field("eval_final_n", "Generated images for the evaluation at the last step (0: eval_n)",
                              at_least(0)),
-                   &T::eval_final_n),
+                   &T::eval_final_n).on_resume(kMay),
       member_field(list_field("eval_metrics", eval_metric_names(), "Metrics of each evaluation (one set of samples)"),
-                   &T::eval_metrics),
+                   &T::eval_metrics).on_resume(kMay),
       member_field(string_field("eval_reference", "Inception statistics of the real images (.npz from fid-stats) "
                                                   "for fid_inception"),
-                   &T::eval_reference),
+                   &T::eval_reference).on_resume(kMay),
       member_field(string_field("inception", "Inception weights for fid_inception and is (default $HAMGAN_INCEPTION)"),
-                   &T::inception),
-      make_field<T>(choice_field("best_metric", best_metric_choices(),
-                                 "Metric whose best value keeps checkpoints/best.pt (auto: fid_inception if "
-                                 "evaluated, else fid_classifier)"),
-                    [](const T& c) { return c.best_metric; }, [](T& c, const std::string& s) { c.best_metric = s; }),
+                   &T::inception).on_resume(kMay),
+      member_field(choice_field("best_metric", best_metric_choices(),
+                                "Metric whose best value keeps checkpoints/best.pt (auto: fid_inception if "
+                                "evaluated, else fid_classifier)"),
+                   &T::best_metric)
+          .on_resume(kMay),
       member_field(int_field("standing_stats",
                              "Batches to recompute G's BN statistics over before grids and evaluation "
                              "(0: stored moving averages)",
                              at_least(0)),
-                   &T::standing_stats),
+                   &T::standing_stats).on_resume(kMay),
       member_field(string_field("classifier", "Fashion-MNIST classifier for evaluation (built if missing)"),
-                   &T::classifier),
-      member_field(bool_field("tensorboard", "Write TensorBoard event files into the run dir"), &T::tensorboard),
+                   &T::classifier).on_resume(kMay),
+      member_field(bool_field("tensorboard", "Write TensorBoard event files into the run dir"), &T::tensorboard)
+          .on_resume(kNotCompared),
       // data-parallel
-      member_field(bool_field("sync_bn", "Synchronise G's batch-norm statistics across ranks"), &T::sync_bn),
-      make_field<T>(choice_field("dist_backend", {"auto", "gloo", "nccl"}, "auto (NCCL on CUDA, Gloo on CPU) | gloo | nccl"),
-                    [](const T& c) { return c.dist_backend; },
-                    [](T& c, const std::string& s) { c.dist_backend = s; }),
+      member_field(bool_field("sync_bn", "Synchronise G's batch-norm statistics across ranks"), &T::sync_bn)
+          .on_resume(kMay),
+      enum_field("dist_backend", dist_backend_choice_names(), "auto (NCCL on CUDA, Gloo on CPU) | gloo | nccl",
+                 &T::dist_backend)
+          .on_resume(kMay),
       member_field(int_field("dist_timeout", "Seconds a rank waits on the others before ending with an error",
                              at_least(1)),
-                   &T::dist_timeout),
-      make_field<T>(choice_field("noise_streams", {"per_rank", "global"},
-                                 "per_rank: each rank draws its own z | global: each rank its slice of one stream"),
-                    [](const T& c) { return c.noise_streams; },
-                    [](T& c, const std::string& s) { c.noise_streams = s; }),
+                   &T::dist_timeout).on_resume(kMay),
+      enum_field("noise_streams", noise_streams_names(),
+                 "per_rank: each rank draws its own z | global: each rank its slice of one stream", &T::noise_streams)
+          .on_resume(kMay),
   };
   return table;
 }
@@ -129,7 +151,7 @@ const FieldTable<TrainConfig>& train_config_fields() {
 void TrainConfig::validate() const {
   model.validate();
   validate_fields("train", train_config_fields(), *this);
-  resolve_precision(precision, channels_last, resolve_device(device));
+  resolve_device(device);  // it exists; whether it computes bf16 is found once, by resolve_precision
   if (batch_size % accumulate != 0)
     throw ConfigError("train: batch_size " + std::to_string(batch_size) + " does not split into accumulate = " +
                       std::to_string(accumulate) + " equal micro-batches; choose an accumulate that divides it");

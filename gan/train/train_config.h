@@ -1,8 +1,8 @@
 #pragma once
 // Everything `hamgan train` needs, as one aggregate with defaults. The defaults
-// are the reference ImageNet recipe (architecture.md §1.1, §3.4): hinge loss,
+// are the reference ImageNet recipe (docs/training.md, "Reference recipes"): hinge loss,
 // Adam TTUR G 1e-4 / D 4e-4, betas (0, 0.999), 1 D step per G step; EMA as
-// BigGAN-PyTorch (decay 0.9999; §4.1). The TOML keys and CLI options carry the
+// BigGAN-PyTorch (decay 0.9999). The TOML keys and CLI options carry the
 // same names as the fields; train_config_fields() is the one list of them.
 #include <cstdint>
 #include <string>
@@ -10,17 +10,30 @@
 
 #include "core/config_fields.h"
 #include "data/dataset.h"
+#include "core/distributed/communicator.h"
 #include "gan/train/losses.h"
+#include "gan/train/precision.h"
 #include "gan/model/model_config.h"
 #include "gan/sample/standing_stats.h"
 
 namespace hamgan {
 
+// The IDX split a run trains on (its names are the dataset's split names).
+enum class DatasetSplit { kTrain, kTest };
+const EnumNames<DatasetSplit>& dataset_split_names();  // train, test
+
+// Whose noise stream each rank of a data-parallel job draws z and fake labels from.
+enum class NoiseStreams {
+  kPerRank,  // its own, seeded by (seed, rank)
+  kGlobal,   // its slice of rank 0's draw of the global batch: the run does not depend on the world size
+};
+const EnumNames<NoiseStreams>& noise_streams_names();  // per_rank, global
+
 struct TrainConfig {
   ModelConfig model;
   // data
   std::string dataset = kDefaultFashionMnistDir;  // IDX directory, image folder or .hdf5 file
-  std::string dataset_split = "train";            // IDX split: train | test
+  DatasetSplit dataset_split = DatasetSplit::kTrain;  // IDX split
   bool flip = false;                              // random horizontal flips (TF-GAN: none)
   int64_t workers = 1;                            // data decoding threads
   // optimisation
@@ -45,7 +58,7 @@ struct TrainConfig {
   uint64_t seed = 0;                 // seeds weights, noise, labels and data order
   std::string device = "auto";       // auto | cpu | cuda | cuda:N
   // Arithmetic (docs/training.md "Precision"): auto (tf32 on CUDA, fp32 on CPU) | fp32 | tf32 | bf16
-  std::string precision = "auto";
+  PrecisionChoice precision = PrecisionChoice::kAuto;
   bool channels_last = false;        // NHWC activations and conv weights (faster convolutions with cuDNN)
   int64_t max_nonfinite_steps = 0;   // non-finite steps skipped before the run stops (0: the first stops it)
   int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
@@ -73,13 +86,15 @@ struct TrainConfig {
   bool progress = true;              // draw a progress bar
   // data-parallel (docs/training.md "Data-parallel training"); batch_size is the global batch
   bool sync_bn = false;                 // G's batch-norm statistics over all ranks' batches (default: per rank, as BigGAN)
-  std::string dist_backend = "auto";    // auto (NCCL on CUDA, Gloo on CPU) | gloo | nccl
+  DistBackendChoice dist_backend = DistBackendChoice::kAuto;  // auto: NCCL on CUDA, Gloo on CPU
   int64_t dist_timeout = 600;           // seconds a rank waits on the others before ending with an error
-  std::string noise_streams = "per_rank";  // per_rank: each rank its own z stream | global: slices of one stream (world-size invariant)
+  NoiseStreams noise_streams = NoiseStreams::kPerRank;
 
   std::string config_text;  // resolved config (TOML); written to run_dir/config.toml and every checkpoint
 
-  void validate() const;  // throws ConfigError naming the key
+  // Throws ConfigError naming the key. Checks what needs no computation on the device:
+  // whether the device computes in bf16 is found when the run resolves its precision.
+  void validate() const;
 };
 
 // The metrics evaluation computes (none when eval_every = 0; the classifier

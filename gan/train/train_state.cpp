@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/seeds.h"
 #include "gan/checkpoint/checkpoint.h"
 #include "gan/train/ema.h"
 
@@ -31,20 +32,14 @@ bool finite(torch::nn::Module& m) {
 
 }  // namespace
 
-uint64_t noise_seed(uint64_t seed, int64_t rank) {
-  // splitmix64 of (seed, rank): unrelated to the weight stream seeded with `seed` itself.
-  uint64_t z = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(rank + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+void seed_initial_weights(uint64_t seed) { torch::manual_seed(derived_seed(seed, SeedPurpose::kWeights)); }
 
-TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t rank_, int64_t world_size_)
+TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t rank_, int64_t world_size_,
+                       bool shared_noise)
     : model(cfg.model), device(device_),
-      noise_rank(cfg.noise_streams == "global" ? 0 : rank_),
-      noise(make_cpu_generator(noise_seed(cfg.seed, noise_rank))),
+      noise_rank(shared_noise ? 0 : rank_),
+      noise(make_cpu_generator(rank_noise_seed(cfg.seed, noise_rank))),
       run_id(random_run_id()), config_text(cfg.config_text), rank(rank_), world_size(world_size_), seed(cfg.seed) {
-  torch::manual_seed(cfg.seed);
   g = Generator(cfg.model);
   d = Discriminator(cfg.model);
   g->to(device);
@@ -76,7 +71,9 @@ void TrainState::save(const std::string& path) {
     w.put("noise_rng", noise.get_state());
   }
   w.put("world_size", world_size);
-  if (rank_noise_states.defined()) w.put("rank_noise_rngs", rank_noise_states);
+  // One row is this rank's own stream, already saved as noise_rng (a single
+  // process, or rank 0 writing alone after a failure).
+  if (rank_noise_states.defined() && rank_noise_states.size(0) > 1) w.put("rank_noise_rngs", rank_noise_states);
   w.put_module("G", *g);
   w.put_module("D", *d);
   if (g_ema) w.put_module("G_ema", *g_ema);
@@ -120,7 +117,7 @@ void TrainState::load(const std::string& path) {
   if (noise_restored)
     noise.set_state(noise_state.cpu());
   else
-    noise.set_current_seed(noise_seed(noise_seed(seed, noise_rank), step));
+    noise.set_current_seed(rank_noise_seed(rank_noise_seed(seed, noise_rank), step));
 }
 
 void TrainState::set_learning_rates(double g_lr, double d_lr) {

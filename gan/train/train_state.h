@@ -28,14 +28,19 @@ struct BestScore {
   int64_t step = -1;
 };
 
-// The seed of a rank's noise stream: distinct from the weight seed and per rank.
-uint64_t noise_seed(uint64_t seed, int64_t rank);
+// Seeds the global generator for a run's initial weights (derived_seed(seed,
+// SeedPurpose::kWeights), core/seeds.h). open_run calls it right before it builds
+// the TrainState, so the weights depend on the seed alone.
+void seed_initial_weights(uint64_t seed);
 
 class TrainState {
  public:
-  // Fresh networks (weights from the global generator seeded with cfg.seed) and
-  // optimisers on `device`; G_ema starts as a copy of G when cfg.ema.
-  TrainState(const TrainConfig& cfg, torch::Device device, int64_t rank = 0, int64_t world_size = 1);
+  // Fresh networks (weights drawn from the global generator as it stands: see
+  // seed_initial_weights) and optimisers on `device`; G_ema starts as a copy of G
+  // when cfg.ema. `shared_noise` (noise_streams = "global"): this rank draws from
+  // rank 0's noise stream instead of its own.
+  TrainState(const TrainConfig& cfg, torch::Device device, int64_t rank = 0, int64_t world_size = 1,
+             bool shared_noise = false);
 
   // Atomic write with completeness marker; load restores every member and the
   // global RNG states. load throws CheckpointError when the file's model differs.
@@ -65,7 +70,7 @@ class TrainState {
   // Data-parallel runs: the rank this state lives on (not saved), the world
   // size recorded in checkpoints, and every rank's noise stream state (uint8
   // (world_size, bytes), gathered before a checkpoint) so that each rank
-  // resumes its own stream. Undefined: only this rank's stream is saved.
+  // resumes its own stream. Undefined or one row: only this rank's stream is saved.
   int64_t rank = 0;
   int64_t world_size = 1;
   uint64_t seed = 0;  // the run's seed (reseeds a noise stream the checkpoint lacks)

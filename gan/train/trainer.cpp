@@ -1,15 +1,9 @@
 #include "gan/train/trainer.h"
 
 #include <iostream>
-#include <optional>
 
-#include "core/threads.h"
-#include "core/device.h"
-#include "core/dir_lock.h"
-#include "gan/model/model_info.h"
 #include "gan/train/data_parallel.h"
-#include "gan/train/grad_sync.h"
-#include "gan/train/run_setup.h"
+#include "gan/train/open_run.h"
 #include "gan/train/steps.h"
 
 namespace hamgan {
@@ -18,11 +12,11 @@ namespace {
 // A step whose updates UpdateGuard skipped (max_nonfinite_steps > 0; the guard
 // has already read the values from the device): counted, reported, and the end
 // of the run once there are more than the config allows.
-void count_skipped_step(const StepStats& s, const TrainState& state, const RunContext& run, int64_t& nonfinite_steps) {
+void count_skipped_step(const StepStats& s, const TrainState& state, const RunContext& run, int64_t allowed,
+                        int64_t& nonfinite_steps) {
   const torch::Tensor losses = torch::stack({s.d_loss, s.g_loss}).to(torch::kCPU, torch::kDouble);
   const std::string what = "d_loss " + json_number(losses[0].item<double>()) + ", g_loss " +
                            json_number(losses[1].item<double>());
-  const int64_t allowed = run.cfg.max_nonfinite_steps;
   if (++nonfinite_steps > allowed)
     throw divergence_error(state, run, what + "; " + std::to_string(nonfinite_steps) +
                                            " non-finite steps, more than max_nonfinite_steps = " +
@@ -44,91 +38,54 @@ BatchSource prefetched_batches(DataLoader& loader, int64_t count) {
   return [batches, at] { return (*batches)[(*at)++]; };
 }
 
+// The steps until the last or until a stop every rank agreed on (then true).
+// `step_whole` is false while a step's updates are partly applied.
+bool run_steps(OpenRun& r, int64_t& nonfinite_steps, bool& step_whole) {
+  TrainState& state = *r.state;
+  RunContext& run = *r.run;
+  Communicator& comm = *r.comm;
+  while (state.step < run.steps) {
+    const BatchSource batches = prefetched_batches(*r.loader, r.step.d_steps);
+    step_whole = false;
+    StepStats stats;
+    d_step(state, batches, r.step, *r.sync, stats);
+    g_step(state, r.step, *r.sync, stats);
+    if (r.share_rank0_buffers) share_rank0_buffers(comm, *state.g);
+    ++state.step;
+    state.data_position = r.loader->position();
+    ema_step(state, r.ema);
+    step_whole = true;
+    // Every rank agrees on a skipped update (the guard has synchronised already).
+    if (r.step.skip_nonfinite) agree_on_skipped_updates(comm, stats);
+    if (stats.skipped_updates > 0)
+      count_skipped_step(stats, state, run, r.max_nonfinite_steps, nonfinite_steps);
+    else
+      run.stats.add(stats);  // read at the next log row or checkpoint, not now
+    for (auto& hook : r.extra_hooks) hook->after_step(state, run);
+    run.stopping = comm.any(stop_requested(), "the stop agreement");
+    for (auto& hook : r.standard_hooks) hook->after_step(state, run);
+    if (run.stopping) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
-  cfg.validate();
-  const DistEnv env = dist_env_from_environment();
-  const bool main_rank = env.rank == 0;
-  const torch::Device device = rank_device(cfg.device, env);
-  apply_thread_count(cfg.threads);
-  std::optional<DirectoryLock> lock;  // one run per directory, for the run's life; rank 0 writes it
-  if (main_rank) lock.emplace(cfg.run_dir);
-  StopSignalGuard signals;                // from here on a signal stops the run cleanly
-  ProgressEnabledScope progress(cfg.progress && main_rank);
-  if (main_rank) remove_stale_files(cfg);
-  const std::string resume_from = checkpoint_to_resume(cfg);
-  auto dataset = open_training_data(cfg);
-  DataParallel dp = join_data_parallel(cfg, env, device);
-  // Every file a run needs is opened now, not at its first evaluation; rank 0
-  // first, so that a missing classifier is trained once while the others wait.
-  if (main_rank) prepare_run_evaluation(cfg, device);
-  if (dp.comm) dp.comm->barrier("waiting for rank 0 to prepare the evaluation");
-  if (!main_rank) prepare_run_evaluation(cfg, device);
-  TrainState state(cfg, device, dp.rank(), dp.world_size());
-  if (!resume_from.empty()) resume_state(state, cfg, resume_from);
-  const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
-  apply_precision(precision, state);
-  attach_data_parallel(dp, state, cfg);
-  if (main_rank) {
-    write_run_files(cfg, state, !resume_from.empty(), dp.world_size());
-    std::cerr << "train: " << dataset->describe() << "; device " << device << "; G " << count_parameters(*state.g)
-              << " parameters, D " << count_parameters(*state.d) << "; run dir " << cfg.run_dir << "\n";
-  }
-
-  RunContext run(cfg, resume_from.empty() ? -1 : state.step, main_rank);
-  run.comm = dp.comm.get();
-  run.last_checkpoint = resume_from;
-  if (!resume_from.empty()) run.last_checkpoint_step = state.step;
+  const std::unique_ptr<OpenRun> open = open_run(cfg, std::move(extra_hooks));
+  TrainState& state = *open->state;
+  RunContext& run = *open->run;
   TrainResult result;
-  result.main_rank = main_rank;
-  result.checkpoint = resume_from;
-  if (state.step >= cfg.steps) {
-    if (main_rank) std::cerr << "train: already at step " << state.step << " of " << cfg.steps << "; nothing to do\n";
+  result.main_rank = run.main;
+  result.checkpoint = open->resumed_from;
+  if (open->finished()) {
+    if (run.main) std::cerr << "train: already at step " << state.step << " of " << run.steps << "; nothing to do\n";
     result.step = state.step;
     return result;
   }
-  DataLoader loader(dataset, loader_options(cfg, dp.rank(), dp.world_size()), state.data_position);
-  TrainHooks hooks = std::move(extra_hooks);
-  for (auto& h : standard_hooks(cfg)) hooks.push_back(std::move(h));
-  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size / dp.world_size(), precision};
-  step_cfg.accumulate = cfg.accumulate;
-  step_cfg.skip_nonfinite = cfg.max_nonfinite_steps > 0;
-  if (cfg.noise_streams == "global") {
-    step_cfg.noise_slice = dp.rank();
-    step_cfg.noise_slices = dp.world_size();
-  }
-  const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
-  GradSync& sync = *dp.sync;
-  run.sync = &sync;
-  run.bar = std::make_unique<ProgressBar>("train", cfg.steps - state.step, "step");
-  state.g->train();
-  state.d->train();
   bool step_whole = true;  // false while a step's updates are partly applied
   try {
-    while (state.step < cfg.steps) {
-      const BatchSource batches = prefetched_batches(loader, cfg.d_steps);
-      step_whole = false;
-      StepStats stats;
-      d_step(state, batches, step_cfg, sync, stats);
-      g_step(state, step_cfg, sync, stats);
-      if (dp.comm && !cfg.sync_bn) share_rank0_buffers(*dp.comm, *state.g);
-      ++state.step;
-      state.data_position = loader.position();
-      ema_step(state, ema);
-      step_whole = true;
-      // Every rank agrees on a skipped update (the guard has synchronised already).
-      if (dp.comm && step_cfg.skip_nonfinite) agree_on_skipped_updates(*dp.comm, stats);
-      if (stats.skipped_updates > 0)
-        count_skipped_step(stats, state, run, result.nonfinite_steps);
-      else
-        run.stats.add(stats);  // read at the next log row or checkpoint, not now
-      for (auto& hook : hooks) hook->after_step(state, run);
-      if (run.stop_requested) {
-        result.interrupted = true;
-        break;
-      }
-    }
+    result.interrupted = run_steps(*open, result.nonfinite_steps, step_whole);
   } catch (const Interrupted&) {
     // A stop during a long phase (evaluation, sample grid): keep the promise of a checkpoint.
     run.bar->finish();

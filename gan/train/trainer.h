@@ -1,9 +1,9 @@
 #pragma once
-// `hamgan train` (architecture.md §1.8): per step, d_steps discriminator
-// updates, one generator update and the EMA update (gan/train/steps.h), then
-// the interval hooks (gan/train/hooks.h): log row, sample grid, evaluation,
-// checkpoint. SIGINT/SIGTERM checkpoint and stop; a non-finite loss stops the
-// run without touching the last good checkpoint.
+// `hamgan train` (docs/training.md): open the run (gan/train/open_run.h), then
+// per step d_steps discriminator updates, one generator update and the EMA
+// update (gan/train/steps.h), then the hooks in the order gan/train/hooks.h
+// gives. SIGINT/SIGTERM checkpoint and stop; a non-finite loss stops the run
+// without touching the last good checkpoint.
 #include <string>
 
 #include "gan/train/hooks.h"
@@ -23,7 +23,7 @@ struct TrainResult {
 // Runs (or resumes) training into cfg.run_dir; with torchrun's or SLURM's
 // variables set (or under `hamgan train --nproc`), as one rank of a
 // data-parallel job (gan/train/data_parallel.h). `extra_hooks` run after each
-// step before the standard ones. Divergence throws hamgan::Error naming the
+// step before the stop agreement and the standard hooks. Divergence throws hamgan::Error naming the
 // step and the last good checkpoint.
 TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks = {});
 

@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "core/seeds.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/train/steps.h"
@@ -109,12 +110,12 @@ TEST(TrainStateNoise, IsItsOwnStreamSeededPerRank) {
   TrainState a(c, torch::kCPU), b(c, torch::kCPU, /*rank=*/1);
   torch::manual_seed(999);  // the global stream does not reach the noise stream
   const auto [za, ya] = draw_noise(a, 6);
-  at::Generator want = make_cpu_generator(noise_seed(c.seed, 0));
+  at::Generator want = make_cpu_generator(rank_noise_seed(c.seed, 0));
   EXPECT_TRUE(torch::equal(za, torch::randn({6, c.model.z_dim}, want)));
   EXPECT_TRUE(torch::equal(ya, torch::randint(0, c.model.num_classes, {6}, want, torch::kLong)));
   const auto [zb, yb] = draw_noise(b, 6);
   EXPECT_FALSE(torch::equal(za, zb));
-  EXPECT_NE(noise_seed(c.seed, 0), c.seed);
+  EXPECT_NE(rank_noise_seed(c.seed, 0), c.seed);
 }
 
 TEST(Provenance, RecordsTheRevisionTheCommandAndTheVersions) {

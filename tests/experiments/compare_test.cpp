@@ -12,6 +12,8 @@
 
 #include "data/image_io.h"
 #include "experiments/compare.h"
+#include "experiments/compare_report.h"
+#include "experiments/run_result.h"
 #include "experiments/seed_statistics.h"
 #include "tests/common/test_util.h"
 

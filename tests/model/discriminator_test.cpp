@@ -1,5 +1,5 @@
-// Discriminator projection head: logit = ψ(h) + ⟨E[y], h⟩ (§1.4), with both
-// heads spectrally normalised as W / max(1, σ) (§1.7).
+// Discriminator projection head: logit = ψ(h) + ⟨E[y], h⟩ (docs/models.md, "Layers"),
+// with both heads spectrally normalised as W / max(1, σ).
 #include <gtest/gtest.h>
 
 #include "gan/model/discriminator.h"
@@ -51,7 +51,7 @@ TEST(Discriminator, ProjectionEqualsInnerProductWithTheEmbedding) {
 }
 
 TEST(Discriminator, FeaturesAreTheReluSumOverTheLastMap) {
-  // Running the blocks by hand: h = Σ_{H,W} ReLU(last map), a sum, not a mean (§1.4).
+  // Running the blocks by hand: h = Σ_{H,W} ReLU(last map), a sum, not a mean, as TF-GAN.
   torch::manual_seed(6);
   const ModelConfig c = test::small_config(32, "none");
   Discriminator d(c);

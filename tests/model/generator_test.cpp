@@ -26,7 +26,7 @@ TEST_P(EvalDeterminism, FixedZAndYGiveTheSameImages) {
   g->eval();
   torch::NoGradGuard no_grad;
   // The reference Hamburger samples fresh random bases on every forward, eval
-  // included (§3.2), so with ham it is deterministic only for a fixed RNG state.
+  // included (docs/ham.md), so with ham it is deterministic only for a fixed RNG state.
   const bool random_bases = block == "ham" && parse_ham_options(c.g_context()).init == HamInit::kRandom;
   if (random_bases) torch::manual_seed(7);
   const auto a = g->forward(z, y);

@@ -1,4 +1,4 @@
-// Initialisation schemes (§1.1: Glorot-uniform with TF's fans; orthogonal; N(0, 0.02)); biases zero.
+// Initialisation schemes (docs/models.md: Glorot-uniform with TF's fans; orthogonal; N(0, 0.02)); biases zero.
 #include <gtest/gtest.h>
 
 #include <cmath>

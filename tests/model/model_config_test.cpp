@@ -17,10 +17,10 @@ std::vector<int64_t> outs(const std::vector<BlockPlan>& plan) {
 
 TEST(ModelPlan, Reference128MatchesTheSheet) {
   const ModelConfig c = model_preset("sngan128");
-  // §1.3: stem 4×4×1024, blocks 1024→1024→512→256→128→64.
+  // TF-GAN's G (docs/models.md, "Sources"): stem 4×4×1024, blocks 1024→1024→512→256→128→64.
   EXPECT_EQ(generator_stem_channels(c), 1024);
   EXPECT_EQ(outs(generator_plan(c)), (std::vector<int64_t>{1024, 512, 256, 128, 64}));
-  // §1.4: 64, 128, 256, 512, 1024, 1024 (the last without downsampling).
+  // TF-GAN's D: 64, 128, 256, 512, 1024, 1024 (the last without downsampling).
   const auto d = discriminator_plan(c);
   EXPECT_EQ(outs(d), (std::vector<int64_t>{64, 128, 256, 512, 1024, 1024}));
   EXPECT_FALSE(d.back().resample);

@@ -32,7 +32,7 @@ TEST(ModelInfoCli, PresetPrintsReferenceTotals) {
   REQUIRE_BIN();
   const auto r = run("model-info --preset sngan128");
   ASSERT_EQ(r.status, 0) << r.output;
-  // 41,996,931 and 39,443,137: the SAGAN counts (§1.11) minus the attention blocks (81,921 and 20,481).
+  // 41,996,931 and 39,443,137: the SAGAN counts minus the attention blocks (81,921 and 20,481).
   EXPECT_NE(r.output.find("41,996,931"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("39,443,137"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1024x4x4"), std::string::npos) << r.output;

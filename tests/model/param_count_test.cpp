@@ -1,9 +1,9 @@
 // Parameter counts of the 128×128 reference models against layer-shape
-// arithmetic (architecture.md §1.11, §3.7). Counts exclude BN running
+// arithmetic (docs/models.md, "Parameter counts"). Counts exclude BN running
 // statistics and SN u vectors, which are buffers.
-//   SAGAN (sa):   G 42,078,852  D 39,463,618   (sheet §1.11)
-//   YLG (ylg):    same as SAGAN: masks are constants, the convs are SA's (§2.2)
-//   HamGAN (ham): G 42,640,004  D 39,475,906   (sheet §3.7)
+//   SAGAN (sa):   G 42,078,852  D 39,463,618
+//   YLG (ylg):    same as SAGAN: masks are constants, the convs are SA's
+//   HamGAN (ham): G 42,640,004  D 39,475,906
 //   none:         G 41,996,931  D 39,443,137
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ int64_t dblock(int64_t in, int64_t out, bool conv_shortcut) {
   return conv(in, out, 3) + conv(out, out, 3) + (conv_shortcut ? conv(in, out, 1) : 0);
 }
 
-// Reference plan written out by hand (§1.3, §1.4), not taken from model_plan.
+// TF-GAN's plan written out by hand (docs/models.md, "Sources"), not taken from model_plan.
 int64_t generator_without_block() {
   int64_t n = kZ * 4 * 4 * 1024 + 4 * 4 * 1024;  // SN-linear with bias
   for (auto [in, out] : {std::pair<int64_t, int64_t>{1024, 1024}, {1024, 512}, {512, 256}, {256, 128}, {128, 64}})
@@ -38,9 +38,9 @@ int64_t discriminator_without_block() {
               dblock(512, 1024, true) + dblock(1024, 1024, false);
   return n + (1024 + 1) + kClasses * 1024;  // linear head, class embedding
 }
-// θ, φ: C→C/8, g: C→C/2, o: C/2→C, no biases; plus σ (§1.5).
+// θ, φ: C→C/8, g: C→C/2, o: C/2→C, no biases; plus σ.
 int64_t attention(int64_t c) { return 2 * c * (c / 8) + 2 * c * (c / 2) + 1; }
-// Lower and upper bread C→C→C (S = 1, D = C), no biases; CBN in G only; σ (§3.1).
+// Lower and upper bread C→C→C (S = 1, D = C), no biases; CBN in G only; σ.
 int64_t hamburger(int64_t c, bool with_cbn) { return 2 * c * c + (with_cbn ? cbn(c) : 0) + 1; }
 
 struct Expected {
@@ -78,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.preset; });
 
 TEST(ReferenceCount, ArithmeticReproducesTheSheet) {
-  // The sheet's numbers (§1.11, §3.7) follow from the same layer list.
+  // The reference numbers (docs/models.md, "Sources") follow from the same layer list.
   EXPECT_EQ(generator_without_block() + attention(256), 42078852);
   EXPECT_EQ(discriminator_without_block() + attention(128), 39463618);
   EXPECT_EQ(generator_without_block() + hamburger(256, true), 42640004);

@@ -1,6 +1,6 @@
 // Spectral norm as used by G and D: after enough power iterations the
 // normalised weight's largest singular value, from an independent SVD in
-// double precision, is min(1, σ(W)) for the W / max(1, σ) layers (§1.7).
+// double precision, is min(1, σ(W)) for the W / max(1, σ) layers.
 #include <gtest/gtest.h>
 
 #include "gan/model/generator.h"

@@ -1,4 +1,4 @@
-// Conditional batch norm (architecture.md §1.6) against a per-channel formula in double.
+// Conditional batch norm (docs/modules.md, "Conditional batch norm") against a per-channel formula in double.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// The context-block registry, block options and option parsers (style.md lesson 5).
+// The context-block registry (blocks chosen by name, never by if-chains), block options and option parsers.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -29,8 +29,11 @@ class ScaleBlock : public ContextBlockImpl {
 }  // namespace
 
 TEST(ContextRegistry, ListsBuiltInBlocks) {
-  const auto names = context_block_names();
-  for (const char* n : {"none", "sa", "ylg", "ham"}) EXPECT_TRUE(contains(names, n)) << n;
+  // The built-ins, exactly and in registration order; other tests of this binary add "test_*" blocks.
+  std::vector<std::string> built_in;
+  for (const auto& n : context_block_names())
+    if (n.rfind("test_", 0) != 0) built_in.push_back(n);
+  EXPECT_EQ(built_in, (std::vector<std::string>{"none", "sa", "ylg", "ham", "sa_dense", "ea"}));
 }
 
 TEST(ContextRegistry, UnknownNameThrowsListingKnownOnes) {
@@ -42,7 +45,7 @@ TEST(ContextRegistry, UnknownNameThrowsListingKnownOnes) {
   } catch (const ConfigError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("transformer"), std::string::npos);
-    for (const char* n : {"none", "sa", "ylg", "ham"}) EXPECT_NE(msg.find(n), std::string::npos) << msg;
+    for (const char* n : {"none", "sa", "ylg", "ham", "sa_dense", "ea"}) EXPECT_NE(msg.find(n), std::string::npos) << msg;
   }
 }
 
@@ -59,6 +62,19 @@ TEST(ContextRegistry, RegistersNewBlocksAndRejectsDuplicates) {
                ModelError);
   EXPECT_THROW(register_context_block("sa", [](const ContextOptions&, int64_t) { return std::make_shared<ScaleBlock>(1.0); }),
                ModelError);
+}
+
+TEST(ContextRegistry, MacCountIsRegisteredWithTheBlock) {
+  const auto scale = [](const ContextOptions&, int64_t) { return std::make_shared<ScaleBlock>(2.0); };
+  register_context_block("test_scale_macs", scale, {},
+                         [](const ContextOptions&, const std::vector<int64_t>& shape) { return shape.at(0) * 7; });
+  ContextOptions o;
+  o.name = "test_scale_macs";
+  EXPECT_EQ(module_macs(o, {3, 8, 4, 4}), 21);
+  o.name = "test_scale_uncounted";
+  EXPECT_EQ(module_macs(o, {3, 8, 4, 4}), -1);  // unknown name: not counted
+  register_context_block("test_scale_uncounted", scale);
+  EXPECT_EQ(module_macs(o, {3, 8, 4, 4}), -1);  // registered without a count
 }
 
 TEST(ContextRegistry, BlockOptionsAreRegisteredWithTheBlock) {

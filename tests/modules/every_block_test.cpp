@@ -1,5 +1,5 @@
-// One table-driven test over every registered context block (style.md lesson
-// 11): a block that gets registered is tested without editing this file.
+// One table-driven test over every registered context block: a block that gets
+// registered is tested without editing this file.
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -77,7 +77,7 @@ TEST_P(EveryBlock, ShapeIdentityAtInitAndFiniteGradients) {
     auto y = block->forward(x, labels(c));
     ASSERT_EQ(y.sizes(), x.sizes());
     ASSERT_EQ(y.scalar_type(), x.scalar_type());
-    // Residual gain σ starts at 0 (§1.5, §3.1): every block is the identity at init.
+    // Residual gain σ starts at 0 (docs/modules.md, "Context blocks"): every block is the identity at init.
     EXPECT_TRUE(torch::equal(y, x)) << block->describe();
 
     set_scalars(block, 0.5);
@@ -122,6 +122,16 @@ TEST_P(EveryBlock, SeededForwardIsReproducibleAndSurvivesSaveLoad) {
     b->eval();
     torch::manual_seed(5);
     EXPECT_TRUE(torch::equal(b->forward(x, labels(c)), y1)) << a->describe();
+  }
+}
+
+// Its registry row counts its MACs (hamgan bench modules): a block with no count prints "?".
+TEST_P(EveryBlock, RegistersItsMacCount) {
+  for (const auto& c : kCases) {
+    ContextOptions o;
+    o.name = std::get<0>(GetParam());
+    o.num_classes = c.num_classes;
+    EXPECT_GE(module_macs(o, {c.batch, c.channels, c.height, c.width}), 0) << o.name;
   }
 }
 

@@ -1,4 +1,4 @@
-// Spectral normalisation (architecture.md §1.7) against double-precision SVD.
+// Spectral normalisation (docs/modules.md, "Spectral normalisation") against double-precision SVD.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

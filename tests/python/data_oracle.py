@@ -222,30 +222,26 @@ def jpeg_psnr(jpg, raw, c, h, w, min_db):
         fail(f"PSNR {psnr:.2f} dB < {min_db} dB")
 
 
+# command -> (function, how its arguments are read)
+COMMANDS = {
+    "png-check": lambda a: png_check(a[0], a[1], *map(int, a[2:5])),
+    "make-folder": lambda a: make_folder(a[0], int(a[1]), a[2]),
+    "pil-resize": lambda a: pil_resize(a[0], *map(int, a[1:5]), a[5]),
+    "h5-check": lambda a: h5_check(a[0], a[1], a[2], *map(int, a[3:8])),
+    "h5-write": lambda a: h5_write(a[0], a[1], *map(int, a[2:6]), a[6], a[7], int(a[8]), a[9] == "1"),
+    "idx-dump": lambda a: idx_dump(a[0], a[1], int(a[2]), a[3]),
+    "cmyk-jpeg": lambda a: cmyk_jpeg(a[0], a[1]),
+    "h5-damaged": lambda a: h5_damaged(a[0]),
+    "jpeg-psnr": lambda a: jpeg_psnr(a[0], a[1], *map(int, a[2:5]), float(a[5])),
+    "h5-bad": lambda a: h5_bad(a[0], a[1]),
+}
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
-    if cmd == "png-check":
-        png_check(args[0], args[1], *map(int, args[2:5]))
-    elif cmd == "make-folder":
-        make_folder(args[0], int(args[1]), args[2])
-    elif cmd == "pil-resize":
-        pil_resize(args[0], *map(int, args[1:5]), args[5])
-    elif cmd == "h5-check":
-        h5_check(args[0], args[1], args[2], *map(int, args[3:8]))
-    elif cmd == "h5-write":
-        h5_write(args[0], args[1], *map(int, args[2:6]), args[6], args[7], int(args[8]), args[9] == "1")
-    elif cmd == "idx-dump":
-        idx_dump(args[0], args[1], int(args[2]), args[3])
-    elif cmd == "cmyk-jpeg":
-        cmyk_jpeg(args[0], args[1])
-    elif cmd == "h5-damaged":
-        h5_damaged(args[0])
-    elif cmd == "jpeg-psnr":
-        jpeg_psnr(args[0], args[1], *map(int, args[2:5]), float(args[5]))
-    elif cmd == "h5-bad":
-        h5_bad(args[0], args[1])
-    else:
+    if cmd not in COMMANDS:
         fail(f"unknown command {cmd}")
+    COMMANDS[cmd](args)
 
 
 if __name__ == "__main__":

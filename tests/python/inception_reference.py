@@ -4,7 +4,7 @@ Writes into DIR:
   weights.pth         pytorch-fid's FID Inception state dict (random, seeded), torch.save zip
   weights_legacy.pth  the same in PyTorch's legacy (pre-1.6) format
   mimic.pt            TorchScript module with the interface of NVIDIA's
-                      inception-2015-12-05.pt (ecosystem.md §1.7): forward(img 0..255,
+                      inception-2015-12-05.pt (docs/metrics.md, "Sources"): forward(img 0..255,
                       return_features, use_fp16, no_output_bias) with the internal
                       affine_grid/grid_sample resize, submodules `layers` and `output`
   ref.npz             images (uint8), pytorch-fid features + bias-free logits,

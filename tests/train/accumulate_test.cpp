@@ -67,6 +67,7 @@ struct DResult {
 };
 
 DResult d_update(const TrainConfig& c, int64_t accumulate) {
+  seed_initial_weights(c.seed);  // the same weights for every call
   TrainState state(c, torch::kCPU);
   state.g->eval();
   state.d->eval();  // u fixed
@@ -90,6 +91,7 @@ TEST(Accumulate, FourMicroBatchesGiveTheDiscriminatorGradientOfOneBatch) {
 }
 
 std::vector<torch::Tensor> g_update(const TrainConfig& c, int64_t accumulate, bool bn_in_train_mode) {
+  seed_initial_weights(c.seed);  // the same weights for every call
   TrainState state(c, torch::kCPU);
   state.d->eval();  // u fixed
   if (bn_in_train_mode) state.g->train(); else state.g->eval();

@@ -1,6 +1,7 @@
 // The TrainConfig field table: the resolved config text and per-key validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/errors.h"
@@ -52,25 +53,56 @@ TEST(TrainConfig, ValidationNamesTheKey) {
   expect_key("g_lr", [](TrainConfig& c) { c.g_lr = 0; });
   expect_key("ema_decay", [](TrainConfig& c) { c.ema_decay = -0.5; });
   expect_key("keep_checkpoints", [](TrainConfig& c) { c.keep_checkpoints = 0; });
-  expect_key("dataset_split", [](TrainConfig& c) { c.dataset_split = "val"; });
   expect_key("run_dir", [](TrainConfig& c) { c.run_dir = ""; });
   expect_key("device", [](TrainConfig& c) { c.device = "gpu"; });
   expect_key("ham_train_steps", [](TrainConfig& c) { c.model.block_options["ham_train_steps"] = "0"; });
   EXPECT_NO_THROW(test::tiny_config("runs/x").validate());
+  // Choice keys are enums, so a bad name is refused when the text is read, naming the key.
+  for (const std::string key : {"dataset_split", "precision", "dist_backend", "noise_streams"}) {
+    try {
+      train_config_from_text(key + " = \"val\"\n");
+      ADD_FAILURE() << "accepted bad " << key;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
 }
 
-TEST(TrainConfig, EveryStructKeyIsInTheResolvedText) {
-  // Model keys, then train keys; run control stays out.
-  const std::string text = resolved_config_text(TrainConfig{});
-  for (const char* key : {"resolution", "g_block", "ham_init", "dataset", "dataset_split", "flip", "workers",
-                          "batch_size", "steps", "g_lr", "d_lr", "beta1", "beta2", "adam_eps", "d_steps", "loss",
-                          "ema", "ema_decay", "ema_start", "seed", "device", "threads", "run_dir", "log_every",
-                          "sample_every", "checkpoint_every", "keep_checkpoints", "eval_every", "eval_n",
-                          "standing_stats", "classifier", "tensorboard"})
-    EXPECT_NE(text.find("\n" + std::string(key) + " = "), std::string::npos) << key;
+TEST(TrainConfig, EveryTableKeyIsInTheResolvedTextAndReadsBack) {
+  // Model keys, then train keys, one line each; run control stays out.
+  TrainConfig c = test::tiny_config("runs/x");
+  c.eval_metrics = {"is", "fid_inception"};
+  c.noise_streams = NoiseStreams::kGlobal;
+  c.channels_last = true;
+  const std::string text = resolved_config_text(c);
+  const TrainConfig r = train_config_from_text(text);
+  size_t keys = 0;
+  auto expect_row = [&](const std::string& key, const std::string& original, const std::string& read_back) {
+    ++keys;
+    EXPECT_NE(text.find("\n" + key + " = "), std::string::npos) << key;
+    EXPECT_EQ(read_back, original) << key;
+  };
+  for (const auto& f : model_config_fields()) expect_row(f.spec.key, f.get(c.model), f.get(r.model));
+  for (const auto& f : train_config_fields()) expect_row(f.spec.key, f.get(c), f.get(r));
+  EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')), keys + 1) << text;  // + the comment
   EXPECT_EQ(text.find("resume"), std::string::npos);
   EXPECT_EQ(text.find("progress"), std::string::npos);
   EXPECT_NE(text.find("\nbeta1 = 0.0\n"), std::string::npos) << text;  // floats stay floats in TOML
+}
+
+TEST(TrainConfig, EveryTrainKeySaysWhatAResumeMayDoWithIt) {
+  for (const auto& f : train_config_fields())
+    EXPECT_NE(f.spec.resume, ResumeRule::kUndeclared) << f.spec.key << ": declare its ResumeRule";
+  auto rule = [](const std::string& key) {
+    for (const auto& f : train_config_fields())
+      if (f.spec.key == key) return f.spec.resume;
+    return ResumeRule::kUndeclared;
+  };
+  for (const char* key : {"seed", "batch_size", "d_steps", "accumulate", "dataset", "dataset_split", "flip", "loss",
+                          "beta1", "beta2", "adam_eps", "ema", "ema_decay", "ema_start"})
+    EXPECT_EQ(rule(key), ResumeRule::kMustMatch) << key;
+  for (const char* key : {"run_dir", "tensorboard", "steps"}) EXPECT_EQ(rule(key), ResumeRule::kNotCompared) << key;
+  EXPECT_EQ(rule("g_lr"), ResumeRule::kMayChange);
 }
 
 TEST(TrainConfig, EvalMetricsIsAListOfKnownNamesAndBestMetricMustBeAmongThem) {

@@ -1,0 +1,39 @@
+#include "cli/fid_options.h"
+
+namespace hamgan::cli {
+
+const FieldTable<FeatureOptions>& feature_option_fields() {
+  using F = FeatureOptions;
+  static const FieldTable<FeatureOptions> table = {
+      member_field(string_field("features", "Feature extractor: inception, inception:PATH or classifier:PATH"),
+                   &F::spec),
+      member_field(string_field("inception", "Inception weights: NVIDIA inception-2015-12-05.pt or pytorch-fid .pth "
+                                             "(default: $HAMGAN_INCEPTION)"),
+                   &F::inception),
+      enum_field("resize", resize_mode_table(), "Inception preprocessing (legacy_tensorflow = TF1/StyleGAN2-ADA protocol)",
+                 &F::resize),
+      member_field(string_field("device", "auto, cpu, cuda or cuda:N (features and generator checkpoints)"),
+                   &F::device),
+  };
+  return table;
+}
+
+FieldTable<SampleOptions> sample_option_fields() {
+  using S = SampleOptions;
+  FieldTable<SampleOptions> table = {
+      member_field(int_field("n", "Images per data set or generator (0: a whole data set; generators class-balanced)",
+                             at_least(0)),
+                   &S::n),
+      member_field(int_field("batch", "Images per feature-extractor batch", at_least(1)), &S::batch),
+      member_field(int_field("seed", "Generator noise and data-subset seed", at_least(0)), &S::seed),
+      member_field(int_field("standing_stats", "Generators: batches of 64 to recompute G's BN statistics over "
+                                               "(0: stored moving averages)",
+                             at_least(0)),
+                   &S::standing_stats),
+  };
+  const auto data = nested_fields(dataset_option_fields(), &S::data);
+  table.insert(table.end(), data.begin(), data.end());
+  return table;
+}
+
+}  // namespace hamgan::cli

@@ -1,0 +1,104 @@
+#include "gan/eval/eval_extractors.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/errors.h"
+#include "core/stop_signal.h"
+#include "gan/eval/eval_metrics.h"
+#include "metrics/classifier_training.h"
+#include "metrics/fid.h"
+#include "metrics/image_source.h"
+
+namespace hamgan {
+namespace {
+
+constexpr int64_t kBatch = 250;
+constexpr int64_t kRealImages = 10000;  // the whole Fashion-MNIST test split
+
+bool wants(const EvalSettings& s, bool EvalMetric::*need) {
+  return std::any_of(s.metrics.begin(), s.metrics.end(),
+                     [&](const std::string& m) { return find_eval_metric(m)->*need; });
+}
+
+// Held-out real images (the IDX test split; other formats have one split) on the classifier's features.
+FeatureStats real_feature_stats(FeatureExtractor& fx, const EvalSettings& s) {
+  DatasetSpec spec;
+  spec.path = s.dataset;
+  spec.split = "test";
+  spec.size = s.resolution;
+  spec.channels = s.image_channels;
+  spec.quiet = true;
+  const auto source = make_dataset_source(open_dataset(spec), kRealImages, /*seed=*/0);
+  RunningStats stats;
+  for (int64_t i = 0; i < source->size(); i += kBatch) {
+    throw_if_stop_requested("evaluation");
+    stats.add(fx.extract(source->batch(i, std::min(kBatch, source->size() - i))).features);
+  }
+  return stats.finish();
+}
+
+void open_classifier(EvalExtractors& e, const EvalSettings& s, torch::Device device) {
+  e.classifier = ensure_classifier(s.classifier, device);
+  e.classifier_features = make_classifier_features(e.classifier, device, "classifier:" + s.classifier);
+  e.classifier_real = real_feature_stats(*e.classifier_features, s);
+  FeatureOptions o;
+  o.spec = "classifier:" + s.classifier;
+  StatsProtocol p = extractor_protocol(o, *e.classifier_features);
+  p.image_size = s.resolution;
+  e.classifier_protocol = protocol_summary(p) + ", " + std::to_string(e.classifier_real.n) + " real (" +
+                          s.dataset + " test)";
+}
+
+// The Inception, and the reference statistics checked against the protocol the
+// generated side will have: same weights, preprocessing and image size.
+void open_inception(EvalExtractors& e, const EvalSettings& s, torch::Device device) {
+  FeatureOptions o;
+  o.inception = s.inception;
+  o.device = device.str();
+  e.inception = make_feature_extractor(o);  // no weights: one line naming the file to get
+  StatsProtocol ours = extractor_protocol(o, *e.inception);
+  ours.image_size = s.resolution;
+  e.inception_protocol = protocol_summary(ours);
+  e.inception_logits =
+      e.inception->extract(torch::zeros({1, s.image_channels, s.resolution, s.resolution}, torch::kUInt8)).logits.size(1);
+  if (!wants(s, &EvalMetric::needs_reference)) return;
+  const std::string make = "make it with `hamgan fid-stats DATA --inception " + ours.weights + " --size " +
+                           std::to_string(s.resolution) + " --out " + s.reference + "`";
+  if (s.reference.empty())
+    throw ConfigError("train: fid_inception needs eval_reference, the Inception statistics of the real images; " + make);
+  e.inception_real = load_stats(s.reference);
+  const StatsProtocol& theirs = e.inception_real.protocol;
+  if (e.inception_real.mu.size(0) != ours.feature_dim)
+    throw ConfigError("train: eval_reference " + s.reference + " has " + std::to_string(e.inception_real.mu.size(0)) +
+                      "-d statistics, the Inception gives " + std::to_string(ours.feature_dim) + "-d features; " + make);
+  if (!theirs.stamped()) {
+    std::cerr << "train: note: eval_reference " << s.reference
+              << " carries no protocol stamp (made by another tool); its FIDs compare only if it used the same "
+                 "Inception weights, resize and image size\n";
+  } else if (const std::string mismatch = protocol_mismatch(theirs, ours); !mismatch.empty()) {
+    throw ConfigError("train: eval_reference " + s.reference + " was made under another protocol than this run's " +
+                      "evaluation (" + mismatch + "); " + make);
+  }
+  e.inception_reference = ", " + std::to_string(e.inception_real.n) + " real (" + s.reference + ")";
+}
+
+std::string known_metrics() {
+  std::string out;
+  for (const auto& name : eval_metric_names()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+EvalExtractors open_eval_extractors(const EvalSettings& s, torch::Device device) {
+  for (const auto& m : s.metrics)
+    if (!find_eval_metric(m))
+      throw ConfigError("train: no evaluation metric " + m + " (known: " + known_metrics() + ")");
+  EvalExtractors e;
+  if (wants(s, &EvalMetric::needs_classifier)) open_classifier(e, s, device);
+  if (wants(s, &EvalMetric::needs_inception)) open_inception(e, s, device);
+  return e;
+}
+
+}  // namespace hamgan

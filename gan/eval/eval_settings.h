@@ -1,0 +1,22 @@
+#pragma once
+// What evaluation needs to know about the run (the training loop fills it from its config).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hamgan {
+
+struct EvalSettings {
+  std::vector<std::string> metrics;  // empty: no evaluation
+  std::string classifier;  // classifier file for the classifier metrics; built on demand if missing
+  std::string dataset;     // real images for fid_classifier: its test split
+  std::string inception;   // Inception weights ("" = $HAMGAN_INCEPTION)
+  std::string reference;   // Inception statistics of the real images (.npz) for fid_inception
+  int64_t resolution = 32, image_channels = 1;
+  int64_t n = 1000;                 // generated images per evaluation (class-balanced)
+  int64_t standing_stats = 16;      // batches for G's BN statistics; 0 = stored moving averages
+  int64_t standing_batch_size = 64;
+  uint64_t seed = 0;                // fixes z for every evaluation of a run
+};
+
+}  // namespace hamgan
