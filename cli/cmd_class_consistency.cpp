@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/field_options.h"
+#include "cli/generator_fields.h"
 #include "gan/sample/class_consistency.h"
 
 namespace hamgan::cli {
@@ -13,18 +14,12 @@ namespace {
 
 FieldTable<ClassConsistencyConfig> class_consistency_fields() {
   using C = ClassConsistencyConfig;
-  return {
+  const FieldTable<C> own = {
       member_field(required(string_field("checkpoint", "Checkpoint file or run directory")), &C::checkpoint),
       member_field(string_field("classifier", "Classifier file (trained first if missing)"), &C::classifier),
       member_field(int_field("n", "Generated images", at_least(1)), &C::n),
-      member_field(int_field("seed", "Seed of z", at_least(0)), &C::seed),
-      member_field(flag_field("raw", "Use the raw G weights instead of the EMA"), &C::raw),
-      member_field(int_field("standing_stats", "Batches of 64 to recompute G's BN statistics over (0: stored moving "
-                                               "averages)",
-                             at_least(0)),
-                   &C::standing_stats),
-      member_field(string_field("device", "auto | cpu | cuda | cuda:N"), &C::device),
   };
+  return concat_fields(own, generator_checkpoint_fields<C>());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/field_options.h"
+#include "cli/generator_fields.h"
 #include "gan/sample/sampler.h"
 
 namespace hamgan::cli {
@@ -11,7 +12,7 @@ namespace {
 
 FieldTable<SampleConfig> sample_fields() {
   using C = SampleConfig;
-  return {
+  const FieldTable<C> own = {
       member_field(required(string_field("checkpoint", "Checkpoint file or run directory (its latest checkpoint)")),
                    &C::checkpoint),
       member_field(choice_field("which", {"latest", "best"},
@@ -26,18 +27,12 @@ FieldTable<SampleConfig> sample_fields() {
       member_field(flag_field("grid", "With a directory: also write grid.png"), &C::grid),
       member_field(int_field("nrow", "Images per grid row (0: number of classes up to 10, else 8)", at_least(0)),
                    &C::nrow),
-      member_field(int_field("seed", "Seed of z", at_least(0)), &C::seed),
-      member_field(flag_field("raw", "Use the raw G weights instead of the EMA"), &C::raw),
-      member_field(int_field("standing_stats", "Batches of 64 to recompute G's BN statistics over (0: stored moving "
-                                               "averages)",
-                             at_least(0)),
-                   &C::standing_stats),
       member_field(int_field("batch_size", "Images per forward pass", at_least(1)), &C::batch_size),
-      member_field(string_field("device", "auto | cpu | cuda | cuda:N"), &C::device),
       // --quiet: no progress bar.
       make_field<C>(flag_field("quiet", "No progress bar"), [](const C& c) { return format_value(!c.progress); },
                     [](C& c, const std::string& s) { c.progress = s != "true"; }),
   };
+  return concat_fields(own, generator_checkpoint_fields<C>());
 }
 
 }  // namespace

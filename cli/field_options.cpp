@@ -13,6 +13,7 @@ namespace hamgan::cli {
 namespace {
 
 std::string type_name(const FieldSpec& spec) {
+  if (spec.flag) return "";  // given bare in help's usage: --grid, not --grid BOOL
   switch (spec.type) {
     case FieldType::kInt: return "INT";
     case FieldType::kFloat: return "FLOAT";
