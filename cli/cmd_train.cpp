@@ -12,6 +12,8 @@
 #include "core/errors.h"
 #include "core/stop_signal.h"
 #include "core/distributed/local_launcher.h"
+#include "gan/train/data_parallel.h"
+#include "gan/train/run_control.h"
 #include "gan/train/trainer.h"
 
 namespace hamgan::cli {
@@ -30,26 +32,13 @@ static std::vector<std::string> worker_arguments(const std::vector<std::string>&
   return out;
 }
 
-// Run control: not keys of the resolved config.
-static FieldTable<TrainConfig> run_control_fields() {
-  using T = TrainConfig;
-  return {
-      member_field(flag_field("resume", "Continue from the run dir's latest checkpoint"), &T::resume),
-      member_field(flag_field("allow_config_change", "With --resume: accept a changed seed, batch_size, dataset, ... "
-                                                     "(recorded in config_changes.log)"),
-                   &T::allow_config_change),
-      make_field<T>(flag_field("quiet", "No progress bar"), [](const T& c) { return format_value(!c.progress); },
-                    [](T& c, const std::string& s) { c.progress = s != "true"; }),
-  };
-}
-
 static CommandRegistrar train_registrar("train", [](CLI::App& root) {
   auto cfg = std::make_shared<TrainConfig>();
   auto* sub = root.add_subcommand("train", "Train a class-conditional GAN (run dir: config, metrics, samples, checkpoints)");
   add_config_file_option(sub);
   add_model_options(sub, cfg->model);
   add_field_options(sub, train_config_fields(), *cfg, "Training", {"run_dir"});  // --run-dir too
-  add_field_options(sub, run_control_fields(), *cfg, "Run");
+  add_field_options(sub, train_run_control_fields(), *cfg, "Run");
   auto nproc = std::make_shared<int64_t>(1);
   add_field_option(
       sub,
@@ -63,6 +52,7 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
       if (std::getenv("WORLD_SIZE") || std::getenv("RANK"))
         throw ConfigError("--nproc: this process is already a rank of a launched job (RANK/WORLD_SIZE are set); "
                           "drop --nproc when starting through torchrun or SLURM");
+      check_local_ranks(*nproc, cfg->device);
       run_local_workers(worker_arguments(command_arguments()), *nproc, std::chrono::seconds(cfg->dist_timeout));
       std::cout << "train: " << *nproc << " ranks " << (stop_requested() ? "stopped (checkpoint saved)" : "finished")
                 << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
@@ -75,7 +65,10 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
     cfg->config_text = resolved_config_text(*cfg);
     const TrainResult r = train(*cfg);
     if (!r.main_rank) return;
-    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << "; "
+    const std::string why = r.time_limit_reached ? " before the time limit (" + format_duration(cfg->time_limit) + ")"
+                            : requeue_requested()  ? " on SIGUSR1 (exit status " + std::to_string(kRequeueExitStatus) + ")"
+                                                   : "";
+    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << why << "; "
               << (r.checkpoint.empty() ? std::string("no checkpoint") : "checkpoint " + r.checkpoint)
               << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
   });

@@ -13,7 +13,7 @@
 #include "core/config_file.h"
 #include "core/errors.h"
 #include "gan/model/model_config.h"
-#include "gan/train/train_config.h"
+#include "gan/train/run_control.h"
 
 namespace hamgan::cli {
 namespace {
@@ -23,12 +23,13 @@ std::string swapped(std::string key) {
   return key;
 }
 
-// Whether `key` (either spelling) is a key of the model (with block options) or train table.
+// Whether `key` (either spelling) is a key of the model (with block options) or train table, or train's run control.
 bool is_config_table_key(const std::string& key) {
   for (const auto& f : model_config_fields())
     if (f.spec.key == key || f.spec.key == swapped(key)) return true;
-  for (const auto& f : train_config_fields())
-    if (f.spec.key == key || f.spec.key == swapped(key)) return true;
+  for (const auto* table : {&train_config_fields(), &train_run_control_fields()})
+    for (const auto& f : *table)
+      if (f.spec.key == key || f.spec.key == swapped(key)) return true;
   return false;
 }
 
@@ -70,7 +71,7 @@ void apply_config_file(CLI::App* app) {
     }
     if (bound->option->count() > 0) continue;  // the command line wins
     std::string value;
-    if (bound->spec.flag) {  // key = true | false
+    if (bound->spec.flag && bound->spec.type == FieldType::kBool) {  // key = true | false
       if (!item.is_bool)
         throw ConfigError(where + ": " + full + " = " + (item.values.empty() ? "[]" : item.values.front()) +
                           " is not a boolean; use true or false");

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const hamgan::Interrupted& e) {
     std::cerr << "hamgan: stopped: " << e.what() << "\n";
-    return 130;  // as a shell reports a command ended by Ctrl-C
+    // As a shell reports a command ended by Ctrl-C; after SIGUSR1, the status a batch script requeues on.
+    return hamgan::requeue_requested() ? hamgan::kRequeueExitStatus : 130;
   } catch (const c10::Error& e) {
     std::cerr << "hamgan: error: " << one_line(e.what_without_backtrace()) << "\n";
     return 1;
@@ -67,5 +68,5 @@ int main(int argc, char** argv) {
     std::cerr << "hamgan: error: unexpected failure (not a std::exception); please report the command\n";
     return 1;
   }
-  return 0;
+  return hamgan::requeue_requested() ? hamgan::kRequeueExitStatus : 0;  // stopped on SIGUSR1, checkpointed
 }

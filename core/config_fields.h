@@ -40,7 +40,9 @@ struct FieldSpec {
   std::vector<std::string> choices;  // kChoice, kList: the accepted values
   FieldCheck check;                  // optional
   std::string default_value;         // canonical text; filled by make_field from the struct's default
-  bool flag = false;                 // kBool that the command line also takes bare (--key means true)
+  // kBool (or a kChoice with "true" among its choices) that the command line also
+  // takes bare: --key means true; a choice also takes a word (--resume auto).
+  bool flag = false;
   std::string negation;              // flag only: a second name that sets false ("no_progress")
   bool required = false;             // the command line or --config must give it
   ResumeRule resume = ResumeRule::kUndeclared;

@@ -1,27 +1,36 @@
 #include "core/rng.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include <mutex>
 
 namespace hamgan {
-namespace {
 
-int64_t cuda_devices() { return torch::cuda::is_available() ? static_cast<int64_t>(torch::cuda::device_count()) : 0; }
+at::Generator device_generator(const torch::Device& device) {
+  if (!device.is_cuda()) return {};
+  const c10::DeviceIndex index = device.has_index() ? device.index() : 0;
+  return at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, index));
+}
 
-}  // namespace
+torch::Tensor generator_state(at::Generator& gen) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+void set_generator_state(at::Generator& gen, const torch::Tensor& state) {
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state.cpu());
+}
 
 RngState capture_rng_state() {
   RngState s;
   auto cpu = at::detail::getDefaultCPUGenerator();
-  {
-    std::lock_guard<std::mutex> lock(cpu.mutex());
-    s.cpu = cpu.get_state();
-  }
-  for (int64_t i = 0; i < cuda_devices(); ++i) {
-    auto gen = at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)));
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    s.cuda.push_back(gen.get_state());
+  s.cpu = generator_state(cpu);
+  if (torch::cuda::is_available()) {  // the current device: the one use_device made this rank's
+    s.cuda_device = c10::impl::getDeviceGuardImpl(c10::kCUDA)->getDevice().index();
+    auto gen = device_generator(c10::Device(c10::kCUDA, s.cuda_device));
+    s.cuda = generator_state(gen);
   }
   return s;
 }
@@ -29,14 +38,11 @@ RngState capture_rng_state() {
 void restore_rng_state(const RngState& s) {
   if (s.cpu.defined()) {
     auto cpu = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(cpu.mutex());
-    cpu.set_state(s.cpu.cpu());
+    set_generator_state(cpu, s.cpu);
   }
-  const int64_t n = std::min<int64_t>(static_cast<int64_t>(s.cuda.size()), cuda_devices());
-  for (int64_t i = 0; i < n; ++i) {
-    auto gen = at::globalContext().defaultGenerator(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)));
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(s.cuda[static_cast<size_t>(i)].cpu());
+  if (s.cuda.defined()) {
+    auto gen = device_generator(c10::Device(c10::kCUDA, s.cuda_device));
+    set_generator_state(gen, s.cuda);
   }
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// The global random-number state of LibTorch (the CPU generator and every CUDA
-// device's), captured as tensors so a checkpoint can carry it and scoped work
-// (grids, evaluation, standing statistics) can leave the training stream as it
-// found it.
+// The global random-number state of LibTorch (the CPU generator and the current
+// CUDA device's: this rank's GPU), captured as tensors so scoped work (grids,
+// evaluation, standing statistics) can leave the training stream as it found
+// it. Checkpoints keep the CPU generator here and each rank's device generator
+// through TrainState, so that rank k resumes its own GPU's stream.
 #include <torch/torch.h>
 
 #include <vector>
@@ -10,13 +11,19 @@
 namespace hamgan {
 
 struct RngState {
-  torch::Tensor cpu;                // the default CPU generator's state
-  std::vector<torch::Tensor> cuda;  // one per CUDA device, in device order (empty without CUDA)
+  torch::Tensor cpu;   // the default CPU generator's state
+  torch::Tensor cuda;  // the current CUDA device's default generator (undefined without CUDA)
+  c10::DeviceIndex cuda_device = -1;
 };
 
 RngState capture_rng_state();
-// Restores what capture_rng_state returned; CUDA states beyond the devices present are ignored.
 void restore_rng_state(const RngState& state);
+
+// The default generator of `device` when it is a CUDA device; undefined for the CPU.
+at::Generator device_generator(const torch::Device& device);
+// A generator's state, read under its lock (the CUDA generator's is seed and offset).
+torch::Tensor generator_state(at::Generator& gen);
+void set_generator_state(at::Generator& gen, const torch::Tensor& state);
 
 // A private CPU generator seeded with `seed`: draws from it never touch the global stream.
 at::Generator make_cpu_generator(uint64_t seed);

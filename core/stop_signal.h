@@ -1,6 +1,9 @@
 #pragma once
-// SIGINT, SIGTERM and SIGHUP (a closed terminal or dropped SSH session) ask the
-// running command to stop at the next safe point: training checkpoints first.
+// SIGINT, SIGTERM, SIGHUP (a closed terminal or dropped SSH session) and SIGUSR1
+// (SLURM's --signal=USR1@SECONDS before a job's time limit) ask the running
+// command to stop at the next safe point: training checkpoints first. After
+// SIGUSR1 the command exits with kRequeueExitStatus, so a batch script can tell
+// "stopped to be requeued" from "finished" and from a failure.
 // Long phases (sampling, evaluation, classifier training) poll stop_requested()
 // and throw Interrupted, so a stop is honoured within seconds in every phase.
 // Further signals are counted but do not kill the process while the promised
@@ -24,11 +27,17 @@ class StopSignalGuard {
   StopSignalGuard& operator=(const StopSignalGuard&) = delete;
 };
 
+// EX_TEMPFAIL of sysexits.h: "try again later".
+constexpr int kRequeueExitStatus = 75;
+
 // What the signals do; async-signal-safe.
 void request_stop();
 bool stop_requested();
-// The signal that asked (SIGINT, SIGTERM, SIGHUP), or 0 for request_stop().
+// The signal that asked (SIGINT, SIGTERM, SIGHUP, SIGUSR1), or 0 for request_stop().
 int stop_signal_number();
+// A SIGUSR1 arrived (or request_requeue(): a rank of this launcher exited for one).
+bool requeue_requested();
+void request_requeue();
 
 // Throws Interrupted naming the phase when a stop was requested.
 void throw_if_stop_requested(const std::string& phase);

@@ -215,12 +215,12 @@ void run_fid_bench(const FidBenchConfig& c, std::ostream& out) {
   auto time_extractor = [&](FeatureExtractor& fx) {
     auto images = torch::randint(0, 256, {c.batch, 3, c.size, c.size}, torch::kUInt8);
     fx.extract(images);  // warm-up (allocations, lazy init)
-    if (fx.device().is_cuda()) torch::cuda::synchronize();
+    synchronize(fx.device());
     auto t0 = std::chrono::steady_clock::now();
     int64_t done = 0;
     while (done < c.images) {
       auto f = fx.extract(images).features;
-      if (fx.device().is_cuda()) torch::cuda::synchronize();
+      synchronize(fx.device());
       done += c.batch;
     }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

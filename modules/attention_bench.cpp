@@ -17,10 +17,6 @@
 namespace hamgan {
 namespace {
 
-void sync(const torch::Device& d) {
-  if (d.is_cuda()) torch::cuda::synchronize();
-}
-
 struct Timing {
   double wall_ms, cpu_ms;  // medians over calls
 };
@@ -29,13 +25,13 @@ struct Timing {
 // less sensitive to contention than wall time on a loaded CPU.
 Timing time_ms(const std::function<void()>& fn, int64_t iters, const torch::Device& d) {
   fn();  // warm-up: builds masks, allocator caches
-  sync(d);
+  synchronize(d);
   std::vector<double> wall, cpu;
   for (int64_t i = 0; i < iters; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto c0 = std::clock();
     fn();
-    sync(d);
+    synchronize(d);
     cpu.push_back(1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
     wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }

@@ -34,10 +34,6 @@ ContextOptions block_options(const std::string& spec, HamOptions ham) {
   return o;
 }
 
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize();
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;

@@ -46,14 +46,14 @@ struct AllReduceSumFn : torch::autograd::Function<AllReduceSumFn> {
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor t, Communicator* comm) {
     ctx->saved_data["comm"] = reinterpret_cast<int64_t>(comm);
     torch::Tensor out = t.clone();
-    comm->all_reduce_sum(out, "synchronised batch-norm statistics");
+    comm->all_reduce_sum_async(out, "synchronised batch-norm statistics")->wait();  // data: stream-ordered
     return out;
   }
   static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                torch::autograd::tensor_list grads) {
     auto* comm = reinterpret_cast<Communicator*>(ctx->saved_data["comm"].toInt());
     torch::Tensor g = grads[0].contiguous().clone();
-    comm->all_reduce_sum(g, "synchronised batch-norm gradients");
+    comm->all_reduce_sum_async(g, "synchronised batch-norm gradients")->wait();
     return {g, torch::Tensor()};
   }
 };

@@ -42,8 +42,9 @@ struct PeerError : Error {
 class Communicator {
  public:
   // Joins the job described by `env` over c10d (blocks until every rank has
-  // arrived, at most `timeout`); PeerError when the rendezvous fails.
-  static std::shared_ptr<Communicator> connect(const DistEnv& env, DistBackend backend,
+  // arrived, at most `timeout`); PeerError when the rendezvous fails. `device`
+  // is this rank's: NCCL's small control tensors live there.
+  static std::shared_ptr<Communicator> connect(const DistEnv& env, DistBackend backend, torch::Device device,
                                                std::chrono::milliseconds timeout);
   Communicator() = default;
   virtual ~Communicator() = default;
@@ -53,9 +54,11 @@ class Communicator {
   virtual int64_t rank() const = 0;
   virtual int64_t world_size() const = 0;
 
-  // In place on every rank; `what` names the phase in an error ("D gradients").
+  // In place on every rank, for a result the host reads next: the host waits until it is done
+  // (a control collective, process_group.h); `what` names the phase in an error.
   virtual void all_reduce_sum(torch::Tensor& t, const std::string& what) = 0;
-  // An all-reduce (sum) in flight; wait() blocks until it is done.
+  // An all-reduce (sum) in flight, for data the device goes on with: wait() orders it before
+  // later work (Gloo: the host waits; NCCL: only the stream does).
   class Pending {
    public:
     virtual ~Pending() = default;

@@ -93,7 +93,10 @@ void run_local_workers(const std::vector<std::string>& args, int64_t nproc, std:
         if (pids[r] == done && running[r]) {
           running[r] = false;
           --left;
-          const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+          // A rank that stopped on SIGUSR1 has checkpointed: the launcher exits for a requeue too.
+          const bool requeue = WIFEXITED(status) && WEXITSTATUS(status) == kRequeueExitStatus;
+          if (requeue) request_requeue();
+          const bool ok = (WIFEXITED(status) && WEXITSTATUS(status) == 0) || requeue;
           if (!ok && first_failed < 0) {
             first_failed = static_cast<int64_t>(r);
             first_status = status;
@@ -106,7 +109,7 @@ void run_local_workers(const std::vector<std::string>& args, int64_t nproc, std:
     if (stop_requested() && !forwarded) {
       // A terminal's Ctrl-C reached the workers already; a signal sent to the launcher alone did not.
       forwarded = true;
-      if (stop_signal_number() != SIGINT) stop_all(SIGTERM);
+      if (stop_signal_number() != SIGINT) stop_all(requeue_requested() ? SIGUSR1 : SIGTERM);
     }
     if (first_failed >= 0 && std::chrono::steady_clock::now() > kill_at) stop_all(SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

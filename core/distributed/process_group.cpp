@@ -1,43 +1,40 @@
-// The communicator of a data-parallel job: c10d as LibTorch ships it. Gloo's
-// headers come from Debian's libgloo-dev and are enabled here only
-// (USE_C10D_GLOO), NCCL's where the build has CUDA.
-#ifndef USE_C10D_GLOO
-#define USE_C10D_GLOO
-#endif
-#include "core/distributed/communicator.h"
-#include "core/distributed/heartbeat.h"
-#include "core/distributed/nccl_version.h"
-
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef HAMGAN_WITH_NCCL  // CMake sets it with the nccl.h of the NCCL LibTorch loads (cmake/TorchCudaToolkit.cmake)
-#ifndef USE_C10D_NCCL
-#define USE_C10D_NCCL
-#endif
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#define HAMGAN_HAS_NCCL 1
-#endif
+// The collectives of a data-parallel job over a c10d backend (process_group.h).
+#include "core/distributed/process_group.h"
 
 #include <cmath>
 #include <map>
+#include <thread>
+
+#include "core/distributed/heartbeat.h"
 
 namespace hamgan {
 namespace {
 
-std::string first_line(const std::string& s) {
-  const auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
+using Clock = std::chrono::steady_clock;
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string duration_text(std::chrono::milliseconds d) {
+  return d.count() % 1000 == 0 ? std::to_string(d.count() / 1000) + " s" : std::to_string(d.count()) + " ms";
 }
 
 class ProcessGroup final : public Communicator {
  public:
-  ProcessGroup(const DistEnv& env, DistBackend backend, std::chrono::milliseconds timeout);
+  explicit ProcessGroup(ProcessGroupParts parts)
+      : p_(std::move(parts)),
+        heartbeat_(std::make_unique<Heartbeat>(p_.store, p_.rank, p_.world_size, p_.store_on_rank0)) {}
+  ~ProcessGroup() override {
+    if (faulted_) return;  // aborted at the fault
+    try {
+      p_.backend->shutdown();
+    } catch (...) {
+      // Going away anyway.
+    }
+  }
 
-  int64_t rank() const override { return rank_; }
-  int64_t world_size() const override { return world_size_; }
-  void all_reduce_sum(torch::Tensor& t, const std::string& what) override { all_reduce_sum_async(t, what)->wait(); }
+  int64_t rank() const override { return p_.rank; }
+  int64_t world_size() const override { return p_.world_size; }
+  void all_reduce_sum(torch::Tensor& t, const std::string& what) override { control_sum(t, what); }
   std::unique_ptr<Pending> all_reduce_sum_async(torch::Tensor& t, const std::string& what) override;
   void broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what) override;
   std::vector<torch::Tensor> all_gather(const torch::Tensor& t, const std::string& what) override;
@@ -51,76 +48,44 @@ class ProcessGroup final : public Communicator {
     try {
       fn();
     } catch (const PeerError&) {
+      fault();
       throw;
     } catch (const std::exception& e) {
-      throw PeerError("distributed: rank " + std::to_string(rank_) + ": " + what + " failed: " +
+      fault();
+      throw PeerError("distributed: rank " + std::to_string(p_.rank) + ": " + what + " failed: " +
                       heartbeat_->who_stopped_answering() + " (" + first_line(e.what()) + ")");
     }
   }
 
  private:
-  int64_t rank_, world_size_;
-  c10::intrusive_ptr<c10d::Store> store_;
-  c10::intrusive_ptr<c10d::Backend> group_;
-  torch::Device device_{torch::kCPU};  // where small control tensors live (NCCL reduces CUDA tensors only)
+  // A control collective: the host waits until `work` is done, at most the timeout.
+  void wait_done(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what);
+  // `t` summed over the ranks in place, the host waiting until it is done.
+  void control_sum(const torch::Tensor& t, const std::string& what);
+
+  // Aborts the group at the first fault: on NCCL a collective that never
+  // completes holds the streams that wait on it, so the weights could not even
+  // be copied out for the last checkpoint until its kernels are aborted.
+  void fault() {
+    if (faulted_) return;
+    faulted_ = true;
+    try {
+      p_.backend->abort();
+    } catch (...) {
+      // The fault itself is what gets reported.
+    }
+  }
+
+  ProcessGroupParts p_;
+  bool faulted_ = false;
   std::unique_ptr<Heartbeat> heartbeat_;  // declared last: stops first
 };
-
-ProcessGroup::ProcessGroup(const DistEnv& env, DistBackend backend, std::chrono::milliseconds timeout)
-    : rank_(env.rank), world_size_(env.world_size) {
-  if (backend == DistBackend::kNccl) device_ = torch::Device(torch::kCUDA, static_cast<int8_t>(env.local_rank));
-  const std::string where = env.store_file.empty()
-                                ? "tcp://" + env.master_addr + ":" + std::to_string(env.master_port)
-                                : "file://" + env.store_file;
-  bool store_on_rank0 = false;
-  try {
-    if (!env.store_file.empty()) {
-      store_ = c10::make_intrusive<c10d::FileStore>(env.store_file, static_cast<int>(env.world_size));
-    } else {
-      c10d::TCPStoreOptions o;
-      o.port = static_cast<uint16_t>(env.master_port);
-      o.isServer = env.rank == 0 && !env.agent_store;
-      o.numWorkers = static_cast<size_t>(env.world_size);
-      o.timeout = timeout;
-      store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, o);
-      store_on_rank0 = !env.agent_store;
-    }
-    store_->setTimeout(timeout);
-    store_ = c10::make_intrusive<c10d::PrefixStore>("hamgan/" + std::to_string(env.restart), store_);
-    auto pg_store = c10::make_intrusive<c10d::PrefixStore>("pg", store_);
-    if (backend == DistBackend::kGloo) {
-      auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-      opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-      group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(pg_store, static_cast<int>(env.rank),
-                                                           static_cast<int>(env.world_size), opts);
-    } else {
-#ifdef HAMGAN_HAS_NCCL
-      require_matching_nccl(nccl_header_version(), nccl_loaded_version());
-      auto opts = c10d::ProcessGroupNCCL::Options::create();
-      opts->timeout = timeout;
-      group_ = c10::make_intrusive<c10d::ProcessGroupNCCL>(pg_store, static_cast<int>(env.rank),
-                                                           static_cast<int>(env.world_size), opts);
-#else
-      require_matching_nccl(nccl_header_version(), nccl_loaded_version());  // names a NCCL compiled out
-      throw ConfigError("dist_backend: this build has no NCCL (LibTorch without CUDA, or HAMGAN_WITH_NCCL=OFF); "
-                        "use dist_backend = \"gloo\"");
-#endif
-    }
-  } catch (const ConfigError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw PeerError("distributed: rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) +
-                    " could not join the job through " + where + " within " +
-                    std::to_string(timeout.count() / 1000) + " s (" + first_line(e.what()) +
-                    "); check MASTER_ADDR/MASTER_PORT and that every rank was started");
-  }
-  heartbeat_ = std::make_unique<Heartbeat>(store_, env.rank, env.world_size, store_on_rank0);
-}
 
 class PendingWork final : public Communicator::Pending {
  public:
   PendingWork(ProcessGroup& group, c10::intrusive_ptr<c10d::Work> w, std::string what)
       : group_(group), work_(std::move(w)), what_(std::move(what)) {}
+  // Gloo: blocks until done (its own timeout); NCCL: the current stream waits, the host does not.
   void wait() override {
     group_.guarded(what_, [&] { work_->wait(); });
   }
@@ -131,18 +96,32 @@ class PendingWork final : public Communicator::Pending {
   std::string what_;
 };
 
+void ProcessGroup::wait_done(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) {
+  guarded(what, [&] {
+    const auto deadline = Clock::now() + p_.timeout;
+    work->wait(p_.timeout);  // Gloo blocks here; NCCL returns at once (its host never waits in wait())
+    auto pause = std::chrono::microseconds(10);
+    while (!work->isCompleted()) {
+      if (Clock::now() > deadline) throw std::runtime_error("no answer within " + duration_text(p_.timeout));
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    }
+    if (auto failure = work->exception()) std::rethrow_exception(failure);
+  });
+}
+
 std::unique_ptr<Communicator::Pending> ProcessGroup::all_reduce_sum_async(torch::Tensor& t, const std::string& what) {
   c10::intrusive_ptr<c10d::Work> work;
   guarded(what, [&] {
     std::vector<at::Tensor> ts{t};
-    work = group_->allreduce(ts);
+    work = p_.backend->allreduce(ts);
   });
   return std::make_unique<PendingWork>(*this, std::move(work), what);
 }
 
 void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root, const std::string& what) {
   // One collective per dtype and device: the tensors are flattened into one
-  // buffer, broadcast, and copied back in place.
+  // buffer, broadcast, and copied back in place (stream-ordered: data, not control).
   std::map<std::pair<c10::ScalarType, std::string>, std::vector<torch::Tensor*>> groups;
   for (auto& t : tensors) groups[{t.scalar_type(), t.device().str()}].push_back(&t);
   torch::NoGradGuard no_grad;
@@ -153,7 +132,7 @@ void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root, 
     guarded(what, [&] {
       c10d::BroadcastOptions o;
       o.rootRank = root;
-      group_->broadcast(flat, o)->wait();
+      p_.backend->broadcast(flat, o)->wait();
     });
     int64_t at = 0;
     for (auto* t : members) {
@@ -164,40 +143,49 @@ void ProcessGroup::broadcast(std::vector<torch::Tensor>& tensors, int64_t root, 
 }
 
 std::vector<torch::Tensor> ProcessGroup::all_gather(const torch::Tensor& t, const std::string& what) {
-  const torch::Tensor in_dev = t.to(device_).contiguous();  // NCCL gathers CUDA tensors only
+  const torch::Tensor in_dev = t.to(p_.device).contiguous();  // NCCL gathers CUDA tensors only
   std::vector<std::vector<at::Tensor>> out(1);
-  for (int64_t r = 0; r < world_size_; ++r) out[0].push_back(torch::empty_like(in_dev));
+  for (int64_t r = 0; r < p_.world_size; ++r) out[0].push_back(torch::empty_like(in_dev));
+  c10::intrusive_ptr<c10d::Work> work;
   guarded(what, [&] {
     std::vector<at::Tensor> in{in_dev};
-    group_->allgather(out, in)->wait();
+    work = p_.backend->allgather(out, in);
   });
+  wait_done(work, what);
   for (auto& o : out[0]) o = o.to(t.device());
   return out[0];
 }
 
+void ProcessGroup::control_sum(const torch::Tensor& t, const std::string& what) {
+  c10::intrusive_ptr<c10d::Work> work;
+  guarded(what, [&] {
+    std::vector<at::Tensor> ts{t};
+    work = p_.backend->allreduce(ts);
+  });
+  wait_done(work, what);
+}
+
 void ProcessGroup::barrier(const std::string& what) {
-  // An all-reduce rather than c10d's barrier: it honours the same timeout on both backends.
-  torch::Tensor t = torch::zeros({1}, torch::TensorOptions(device_));
-  all_reduce_sum(t, what);
+  // An all-reduce rather than c10d's barrier: it honours the same timeout on every backend.
+  control_sum(torch::zeros({1}, torch::TensorOptions(p_.device)), what);
 }
 
 bool ProcessGroup::any(bool local, const std::string& what) {
-  torch::Tensor t = torch::full({1}, local ? 1.0f : 0.0f, torch::TensorOptions(device_));
-  all_reduce_sum(t, what);
+  const torch::Tensor t = torch::full({1}, local ? 1.0f : 0.0f, torch::TensorOptions(p_.device));
+  control_sum(t, what);
   return t.item<float>() > 0;
 }
 
 int64_t ProcessGroup::sum(int64_t local, const std::string& what) {
-  torch::Tensor t = torch::full({1}, static_cast<double>(local), torch::TensorOptions(device_).dtype(torch::kDouble));
-  all_reduce_sum(t, what);
+  const torch::Tensor t = torch::full({1}, static_cast<double>(local), torch::TensorOptions(p_.device).dtype(torch::kDouble));
+  control_sum(t, what);
   return static_cast<int64_t>(std::llround(t.item<double>()));
 }
 
 }  // namespace
 
-std::shared_ptr<Communicator> Communicator::connect(const DistEnv& env, DistBackend backend,
-                                                    std::chrono::milliseconds timeout) {
-  return std::make_shared<ProcessGroup>(env, backend, timeout);
+std::shared_ptr<Communicator> communicator_over(ProcessGroupParts parts) {
+  return std::make_shared<ProcessGroup>(std::move(parts));
 }
 
 }  // namespace hamgan

@@ -35,17 +35,11 @@ ModelConfig read_checkpoint_model_config(const std::string& path) {
 
 bool checkpoint_has_ema(const std::string& path) { return CheckpointReader(path).has_module("G_ema"); }
 
-void write_rng_state(CheckpointWriter& writer, const RngState& rng) {
-  writer.put("rng_cpu", rng.cpu);
-  writer.put("rng_cuda_devices", static_cast<int64_t>(rng.cuda.size()));
-  for (size_t i = 0; i < rng.cuda.size(); ++i) writer.put("rng_cuda_" + std::to_string(i), rng.cuda[i]);
-}
+void write_rng_state(CheckpointWriter& writer, const RngState& rng) { writer.put("rng_cpu", rng.cpu); }
 
 RngState read_rng_state(CheckpointReader& reader) {
   RngState rng;
   rng.cpu = reader.get_tensor("rng_cpu");
-  const int64_t n = reader.get_int("rng_cuda_devices");
-  for (int64_t i = 0; i < n; ++i) rng.cuda.push_back(reader.get_tensor("rng_cuda_" + std::to_string(i)));
   return rng;
 }
 

@@ -32,7 +32,7 @@ struct CheckpointRefs {
 int64_t load_checkpoint(const std::string& path, const CheckpointRefs& refs, bool restore_rng,
                         torch::Device device = torch::kCPU);
 
-// The global RNG states (CPU and every CUDA device) in a checkpoint.
+// The global CPU generator's state in a checkpoint (each rank's CUDA generator goes with TrainState).
 void write_rng_state(CheckpointWriter& writer, const RngState& rng);
 RngState read_rng_state(CheckpointReader& reader);
 

@@ -105,10 +105,6 @@ std::unique_ptr<FeatureExtractor> make_extractor(const FeatureOptions& o, torch:
   return make_feature_extractor(o);
 }
 
-void synchronize(torch::Device device) {
-  if (device.is_cuda()) torch::cuda::synchronize(device.index());
-}
-
 std::string format_fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

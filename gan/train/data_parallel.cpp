@@ -3,18 +3,35 @@
 #include <iostream>
 
 #include "core/device.h"
+#include "core/rng.h"
 #include "gan/train/bucketed_grad_sync.h"
 #include "modules/conditional_bn.h"
 
 namespace hamgan {
 
-torch::Device rank_device(const std::string& name, const DistEnv& env) {
-  const torch::Device device = resolve_device(name);
+torch::Device rank_device(const std::string& name, const DistEnv& env, const CudaProbe& probe) {
+  const torch::Device device = resolve_device(name, probe);
   if (!env.distributed() || !device.is_cuda()) return device;
-  if (name.find(':') != std::string::npos && env.local_world_size > 1)
-    throw ConfigError("device: " + name + " names one GPU for all " + std::to_string(env.local_world_size) +
-                      " ranks of this machine; use device = \"cuda\" (each rank takes GPU LOCAL_RANK)");
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+  if (name.find(':') != std::string::npos) {
+    if (env.local_world_size > 1)
+      throw ConfigError("device: " + name + " names one GPU for all " + std::to_string(env.local_world_size) +
+                        " ranks of this machine; use device = \"cuda\" (each rank takes GPU LOCAL_RANK)");
+    return device;
+  }
+  if (env.local_rank < probe.devices) return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+  if (probe.devices == 1) return torch::Device(torch::kCUDA, 0);  // the launcher shows each task its own GPU
+  throw ConfigError("device: rank " + std::to_string(env.rank) + " (local rank " + std::to_string(env.local_rank) +
+                    ") has no GPU of its own: this machine shows " + std::to_string(probe.devices) +
+                    " CUDA devices; start at most " + std::to_string(probe.devices) +
+                    " ranks per machine, or show each task one GPU (srun --gpus-per-task 1)");
+}
+
+void check_local_ranks(int64_t nproc, const std::string& device, const CudaProbe& probe) {
+  if (nproc <= 1 || !resolve_device(device, probe).is_cuda() || device.find(':') != std::string::npos) return;
+  if (nproc > probe.devices)
+    throw ConfigError("--nproc: " + std::to_string(nproc) + " ranks but this machine shows " +
+                      std::to_string(probe.devices) + " CUDA devices; use --nproc " + std::to_string(probe.devices) +
+                      " or fewer (one GPU per rank)");
 }
 
 std::shared_ptr<Communicator> join_data_parallel(const DistEnv& env, torch::Device device, const JoinSettings& s) {
@@ -31,7 +48,7 @@ std::shared_ptr<Communicator> join_data_parallel(const DistEnv& env, torch::Devi
   if (backend == DistBackend::kNccl && !device.is_cuda())
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +
                       "; use dist_backend = \"gloo\" or a CUDA device");
-  auto comm = Communicator::connect(env, backend, s.timeout);
+  auto comm = Communicator::connect(env, backend, device, s.timeout);
   if (env.rank == 0)
     std::cerr << "train: data-parallel over " << world << " ranks (" << env.source << ", "
               << dist_backend_names().name(backend) << "); " << s.batch_size / world
@@ -86,6 +103,9 @@ void gather_noise_states(Communicator& comm, TrainState& state) {
     mine = state.noise.get_state();
   }
   state.rank_noise_states = torch::stack(comm.all_gather(mine, "gathering the noise streams for a checkpoint"));
+  if (state.device_rng.defined())
+    state.rank_device_rng_states = torch::stack(
+        comm.all_gather(generator_state(state.device_rng), "gathering the device generators for a checkpoint"));
 }
 
 }  // namespace hamgan

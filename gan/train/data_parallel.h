@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/cuda_probe.h"
 #include "core/distributed/communicator.h"
 #include "gan/train/grad_sync.h"
 #include "gan/train/steps.h"
@@ -18,9 +19,15 @@
 
 namespace hamgan {
 
-// The device this rank trains on: `name` resolved, with the CUDA index taken
-// from LOCAL_RANK in a job of several ranks (one GPU per rank).
-torch::Device rank_device(const std::string& name, const DistEnv& env);
+// The device this rank trains on: `name` resolved; in a job of several ranks a
+// CUDA device is GPU LOCAL_RANK where that many are visible, GPU 0 where each
+// task sees one (srun --gpus-per-task 1), and otherwise a ConfigError naming the
+// rank, the count and the fix.
+torch::Device rank_device(const std::string& name, const DistEnv& env, const CudaProbe& probe = cuda_probe());
+
+// `--nproc` ranks on this machine: refused (ConfigError) when they would train
+// on CUDA and outnumber its devices.
+void check_local_ranks(int64_t nproc, const std::string& device, const CudaProbe& probe = cuda_probe());
 
 // What joining a job needs from the run's settings.
 struct JoinSettings {
@@ -54,8 +61,9 @@ void share_rank0_buffers(Communicator& comm, torch::nn::Module& module);
 // the same decision on a non-finite step (one small all-reduce and a host read in a job).
 void agree_on_skipped_updates(Communicator& comm, StepStats& stats);
 
-// Every rank's noise-stream state gathered into state.rank_noise_states, so that
-// a checkpoint written by rank 0 resumes each rank's own stream.
+// Every rank's noise-stream state gathered into state.rank_noise_states (and its
+// device generator's into state.rank_device_rng_states), so that a checkpoint
+// written by rank 0 resumes each rank's own streams.
 void gather_noise_states(Communicator& comm, TrainState& state);
 
 }  // namespace hamgan

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/device.h"
 #include "core/threads.h"
 #include "gan/model/model_info.h"
 #include "gan/train/data_parallel.h"
@@ -60,7 +61,9 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   const bool main_rank = env.rank == 0;
   auto open = std::make_unique<OpenRun>();
   OpenRun& r = *open;
+  r.budget = TimeBudget(cfg.time_limit);
   r.device = rank_device(cfg.device, env);
+  use_device(r.device);  // before any CUDA work: streams, syncs and NCCL then use this rank's GPU
   // Resolved before anything is opened, so a device without bf16 leaves no run directory behind.
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, r.device);
   apply_thread_count(cfg.threads);

@@ -17,6 +17,7 @@
 #include "gan/train/grad_sync.h"
 #include "gan/train/hooks.h"
 #include "gan/train/steps.h"
+#include "gan/train/time_budget.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
@@ -44,6 +45,7 @@ struct OpenRun {
   int64_t max_nonfinite_steps = 0;
   TrainHooks extra_hooks;     // the caller's, run before the stop agreement (gan/train/hooks.h)
   TrainHooks standard_hooks;  // log, checkpoint, grid, evaluation
+  TimeBudget budget;          // time_limit, counted from open_run's start
 
   bool finished() const { return state->step >= run->steps; }
 };

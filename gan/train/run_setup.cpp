@@ -22,12 +22,21 @@ std::string checkpoint_to_resume(const TrainConfig& cfg) {
   const RunPaths run(cfg.run_dir);
   const std::string ckdir = run.checkpoints();
   const std::string found = latest_checkpoint(ckdir);
-  if (!cfg.resume && !found.empty())
-    throw ConfigError("run_dir: " + run.dir.string() + " already holds checkpoints (" + found +
-                      "); pass --resume to continue that run or choose another --run-dir");
-  if (cfg.resume && found.empty())
-    throw ConfigError("resume: " + ckdir + " has no checkpoint to resume from; start without --resume");
-  return cfg.resume ? found : "";
+  switch (cfg.resume) {
+    case ResumeMode::kNo:
+      if (!found.empty())
+        throw ConfigError("run_dir: " + run.dir.string() + " already holds checkpoints (" + found +
+                          "); pass --resume to continue that run or choose another --run-dir");
+      return "";
+    case ResumeMode::kYes:
+      if (found.empty())
+        throw ConfigError("resume: " + ckdir + " has no checkpoint to resume from; start without --resume");
+      return found;
+    case ResumeMode::kAuto:
+      if (found.empty()) std::cerr << "train: resume = auto: no checkpoint in " << ckdir << "; starting fresh\n";
+      return found;
+  }
+  return "";
 }
 
 std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {

@@ -22,10 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize(device.index());
-}
-
 // Real batches from the config's dataset when it is there, else random images
 // of the model's shape (an ImageNet config on a machine without its HDF5 file),
 // drawn on the training device: they stand for a loader that keeps up, so the

@@ -29,6 +29,14 @@ enum class NoiseStreams {
 };
 const EnumNames<NoiseStreams>& noise_streams_names();  // per_rank, global
 
+// What `hamgan train` does with checkpoints already in its run directory.
+enum class ResumeMode {
+  kNo,    // there must be none: a second run into the same directory is refused
+  kYes,   // --resume: continue from the newest; refused where there is none
+  kAuto,  // --resume auto: continue from the newest where there is one, else start fresh (a requeued job)
+};
+const EnumNames<ResumeMode>& resume_mode_names();  // false, true, auto
+
 struct TrainConfig {
   ModelConfig model;
   // data
@@ -63,7 +71,8 @@ struct TrainConfig {
   int64_t max_nonfinite_steps = 0;   // non-finite steps skipped before the run stops (0: the first stops it)
   int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
   std::string run_dir = "runs/train";
-  bool resume = false;               // continue from run_dir's latest checkpoint
+  ResumeMode resume = ResumeMode::kNo;
+  int64_t time_limit = 0;            // wall-clock seconds this process may run (0: no limit); it stops in time to checkpoint
   bool allow_config_change = false;  // resume even when seed, batch_size, data, ... differ (gan/train/resume_check.h)
   int64_t log_every = 50;            // steps between metrics.jsonl/TensorBoard rows
   int64_t sample_every = 1000;       // steps between sample grids (0 = only at the end)
@@ -103,11 +112,11 @@ std::vector<std::string> evaluated_metrics(const TrainConfig& c);
 std::string resolved_best_metric(const TrainConfig& c);
 
 // The train keys in order (model keys excluded; they are model_config_fields()). Run control
-// (resume, progress) and callbacks are not keys.
+// (resume, time_limit, progress) and callbacks are not keys.
 const FieldTable<TrainConfig>& train_config_fields();
 
 // The complete resolved config as TOML: a comment line, the model keys, then the train keys.
-// `hamgan train --config FILE` with this text reproduces `c` (resume and progress aside).
+// `hamgan train --config FILE` with this text reproduces `c` (run control aside).
 std::string resolved_config_text(const TrainConfig& c);
 // Reads resolved_config_text (or any flat file of model and train keys) onto the defaults;
 // unknown keys and bad values throw ConfigError naming the key.

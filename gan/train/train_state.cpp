@@ -39,7 +39,8 @@ TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t ra
     : model(cfg.model), device(device_),
       noise_rank(shared_noise ? 0 : rank_),
       noise(make_cpu_generator(rank_noise_seed(cfg.seed, noise_rank))),
-      run_id(random_run_id()), config_text(cfg.config_text), rank(rank_), world_size(world_size_), seed(cfg.seed) {
+      run_id(random_run_id()), config_text(cfg.config_text), rank(rank_), world_size(world_size_), seed(cfg.seed),
+      device_rng(device_generator(device_)) {
   g = Generator(cfg.model);
   d = Discriminator(cfg.model);
   g->to(device);
@@ -74,6 +75,9 @@ void TrainState::save(const std::string& path) {
   // One row is this rank's own stream, already saved as noise_rng (a single
   // process, or rank 0 writing alone after a failure).
   if (rank_noise_states.defined() && rank_noise_states.size(0) > 1) w.put("rank_noise_rngs", rank_noise_states);
+  if (device_rng.defined()) w.put("device_rng", generator_state(device_rng));
+  if (rank_device_rng_states.defined() && rank_device_rng_states.size(0) > 1)
+    w.put("rank_device_rngs", rank_device_rng_states);
   w.put_module("G", *g);
   w.put_module("D", *d);
   if (g_ema) w.put_module("G_ema", *g_ema);
@@ -103,14 +107,11 @@ void TrainState::load(const std::string& path) {
   best.step = r.get_int("best_step");
   restore_rng_state(read_rng_state(r));
   loaded_world_size = r.has("world_size") ? r.get_int("world_size") : 1;
-  torch::Tensor noise_state;
-  if (r.has("rank_noise_rngs") && loaded_world_size == world_size) {
-    const torch::Tensor all = r.get_tensor("rank_noise_rngs").cpu();
-    if (all.size(0) == world_size) noise_state = all[rank].clone();
-  } else if (world_size == 1 && loaded_world_size == 1) {
-    noise_state = r.get_tensor("noise_rng");
-  } else if (rank == 0 && loaded_world_size == world_size) {
-    noise_state = r.get_tensor("noise_rng");  // saved by rank 0 alone: its own stream is there
+  const torch::Tensor noise_state = own_row(r, "rank_noise_rngs", "noise_rng");
+  if (device_rng.defined()) {
+    const torch::Tensor device_state = own_row(r, "rank_device_rngs", "device_rng");
+    device_rng_restored = device_state.defined();
+    if (device_rng_restored) set_generator_state(device_rng, device_state);
   }
   noise_restored = noise_state.defined();
   std::lock_guard<std::mutex> lock(noise.mutex());
@@ -118,6 +119,17 @@ void TrainState::load(const std::string& path) {
     noise.set_state(noise_state.cpu());
   else
     noise.set_current_seed(rank_noise_seed(rank_noise_seed(seed, noise_rank), step));
+}
+
+torch::Tensor TrainState::own_row(CheckpointReader& r, const std::string& all_key, const std::string& own_key) const {
+  if (r.has(all_key) && loaded_world_size == world_size) {
+    const torch::Tensor all = r.get_tensor(all_key).cpu();
+    return all.size(0) == world_size ? all[rank].clone() : torch::Tensor();
+  }
+  if (!r.has(own_key)) return {};
+  if (world_size == 1 && loaded_world_size == 1) return r.get_tensor(own_key);
+  if (rank == 0 && loaded_world_size == world_size) return r.get_tensor(own_key);  // saved by rank 0 alone
+  return {};
 }
 
 void TrainState::set_learning_rates(double g_lr, double d_lr) {

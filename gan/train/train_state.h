@@ -22,6 +22,8 @@
 
 namespace hamgan {
 
+class CheckpointReader;
+
 struct BestScore {
   std::string metric;  // e.g. "fid_classifier"; "" until an evaluation ran
   double value = std::numeric_limits<double>::quiet_NaN();
@@ -75,10 +77,24 @@ class TrainState {
   int64_t world_size = 1;
   uint64_t seed = 0;  // the run's seed (reseeds a noise stream the checkpoint lacks)
   torch::Tensor rank_noise_states;
+  // The generator of this rank's device, whose stream the Hamburger's random
+  // bases draw from on CUDA: the default generator of its GPU (undefined on the
+  // CPU, whose generator is saved with the global state). Checkpoints keep every
+  // rank's (rank_device_rng_states, gathered like the noise streams) and rank k
+  // restores row k, never rank 0's view of GPU k.
+  at::Generator device_rng;
+  torch::Tensor rank_device_rng_states;
   // After load: the world size the checkpoint was written with, and whether
-  // this rank's own noise stream was in it (false: reseeded, see load).
+  // this rank's own noise stream (and device generator) was in it (false:
+  // reseeded, see load; the device generator keeps its seeded state).
   int64_t loaded_world_size = 1;
   bool noise_restored = true;
+  bool device_rng_restored = false;
+
+ private:
+  // This rank's row of `all_key` (every rank's, same world size), or `own_key`
+  // where the file holds this rank's alone; undefined where it holds neither.
+  torch::Tensor own_row(CheckpointReader& r, const std::string& all_key, const std::string& own_key) const;
 };
 
 }  // namespace hamgan

@@ -62,9 +62,11 @@ bool run_steps(OpenRun& r, int64_t& nonfinite_steps, bool& step_whole) {
     else
       run.stats.add(stats);  // read at the next log row or checkpoint, not now
     for (auto& hook : r.extra_hooks) hook->after_step(state, run);
-    run.stopping = comm.any(stop_requested(), "the stop agreement");
+    // Every rank stops at the same step: a signal, or the time limit, on any of them.
+    run.stopping = comm.any(stop_requested() || r.budget.exhausted(), "the stop agreement");
     for (auto& hook : r.standard_hooks) hook->after_step(state, run);
     if (run.stopping) return true;
+    r.budget.step_done();
   }
   return false;
 }
@@ -86,6 +88,7 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   bool step_whole = true;  // false while a step's updates are partly applied
   try {
     result.interrupted = run_steps(*open, result.nonfinite_steps, step_whole);
+    result.time_limit_reached = result.interrupted && !stop_requested() && open->budget.exhausted();
   } catch (const Interrupted&) {
     // A stop during a long phase (evaluation, sample grid): keep the promise of a checkpoint.
     run.bar->finish();

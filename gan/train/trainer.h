@@ -2,8 +2,8 @@
 // `hamgan train` (docs/training.md): open the run (gan/train/open_run.h), then
 // per step d_steps discriminator updates, one generator update and the EMA
 // update (gan/train/steps.h), then the hooks in the order gan/train/hooks.h
-// gives. SIGINT/SIGTERM checkpoint and stop; a non-finite loss stops the run
-// without touching the last good checkpoint.
+// gives. SIGINT/SIGTERM/SIGHUP/SIGUSR1 and the time limit checkpoint and stop;
+// a non-finite loss stops the run without touching the last good checkpoint.
 #include <string>
 
 #include "gan/train/hooks.h"
@@ -15,7 +15,8 @@ namespace hamgan {
 struct TrainResult {
   int64_t step = 0;          // completed steps
   std::string checkpoint;    // the last checkpoint written (or resumed from)
-  bool interrupted = false;  // stopped by SIGINT/SIGTERM
+  bool interrupted = false;  // stopped by a signal (SIGINT, SIGTERM, SIGHUP, SIGUSR1) or the time limit
+  bool time_limit_reached = false;  // stopped, checkpointed, before time_limit ran out
   bool main_rank = true;     // false on the ranks of a data-parallel job that print nothing
   int64_t nonfinite_steps = 0;  // steps skipped for non-finite values (at most max_nonfinite_steps)
 };

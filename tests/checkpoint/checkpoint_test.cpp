@@ -84,7 +84,7 @@ TEST(Checkpoint, ATruncatedLatestFallsBackToTheNewestGoodOne) {
   EXPECT_NE(warning.find(newest), std::string::npos) << warning;
   EXPECT_NE(warning.find(older), std::string::npos) << warning;
   // Resuming continues from step 2 and reaches step 4 again.
-  c.resume = true;
+  c.resume = ResumeMode::kYes;
   const TrainResult r = train(c);
   EXPECT_EQ(r.step, 4);
   EXPECT_TRUE(checkpoint_is_complete(newest));

@@ -102,8 +102,12 @@ TEST_F(CliErrors, ChoicesBooleansAndEmptyValuesSayWhatIsAllowed) {
                         {"--g_block: 'xx' is not one of the choices; it must be one of none, sa"});
   expect_one_line_error(hamgan("data-info --split foo x"),
                         {"--split: 'foo' is not one of the choices; it must be one of train, test"});
+  expect_one_line_error(hamgan("train --allow_config_change=maybe"),
+                        {"--allow_config_change: 'maybe' is not a boolean; it must be true or false"});
   expect_one_line_error(hamgan("train --resume=maybe"),
-                        {"--resume: 'maybe' is not a boolean; it must be true or false"});
+                        {"--resume: 'maybe' is not one of the choices; it must be one of false, true, auto"});
+  expect_one_line_error(hamgan("train --resume maybe"),
+                        {"--resume: 'maybe' is not one of the choices; it must be one of false, true, auto"});
   expect_one_line_error(hamgan("train --dataset ''"), {"--dataset: the value is empty; it must not be empty"});
 }
 
@@ -164,9 +168,9 @@ TEST_F(CliErrors, AnUnknownKeyNamesTheFileLineAndKey) {
 }
 
 TEST_F(CliErrors, AFlagGivenANonBooleanIsNamed) {
-  const std::string path = config_file("flag_value", "resume = 3\n");
+  const std::string path = config_file("flag_value", "allow_config_change = 3\n");
   expect_one_line_error(hamgan("train --config " + path),
-                        {path + ":1: resume = 3 is not a boolean; use true or false"});
+                        {path + ":1: allow_config_change = 3 is not a boolean; use true or false"});
 }
 
 TEST_F(CliErrors, ValidTomlThatTheOldReaderRejectedIsRead) {

@@ -10,6 +10,7 @@
 #include <system_error>
 #include <vector>
 
+#include "tests/common/process.h"
 #include "tests/common/train_test_util.h"
 
 namespace hamgan::test {
@@ -43,6 +44,24 @@ inline std::string error_line(const std::string& out) {
 inline std::string train_cmd(const std::string& run_dir, int steps, const std::string& extra = "") {
   return std::string(hamgan_bin()) + " train --run_dir " + run_dir + " --steps " + std::to_string(steps) +
          tiny_cli_args() + " --tensorboard false --threads 1 " + extra + " 2>&1";
+}
+
+// A long tiny run into `dir`, sent `sig` once it has logged step 3, waited for:
+// its wait status and its output.
+struct SignalledRun {
+  int status = 0;
+  std::string out;
+};
+inline SignalledRun train_and_signal(const std::string& dir, int sig) {
+  const std::string cmd = train_cmd(dir, 100000);
+  const pid_t pid = spawn_shell(cmd.substr(0, cmd.rfind(" 2>&1")), dir + "/out.txt");
+  for (int i = 0; i < 600 && file_contents(dir + "/metrics.jsonl").find("\"step\": 3") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, sig);
+  SignalledRun r;
+  ::waitpid(pid, &r.status, 0);
+  r.out = file_contents(dir + "/out.txt");
+  return r;
 }
 
 // A process id that certainly no longer runs: a child that has exited and been reaped.

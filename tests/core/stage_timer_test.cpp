@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/stage_timer.h"
+#include "tests/common/cuda_test_util.h"
 
 namespace hamgan {
 namespace {
@@ -36,7 +37,7 @@ void check_laps(torch::Device device) {
 TEST(StageTimer, ChargesLapsToTheirStageAndRestartsToNone) { check_laps(torch::kCPU); }
 
 TEST(StageTimer, CudaEventsAgreeWithTheHostClock) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  REQUIRE_CUDA_OR_SKIP();
   check_laps(torch::Device(torch::kCUDA, 0));
 }
 

@@ -6,6 +6,7 @@
 #include "metrics/npz.h"
 #include "metrics/prdc.h"
 #include "tests/metrics/reference_json.h"
+#include "tests/common/cuda_test_util.h"
 
 using namespace hamgan;
 
@@ -80,7 +81,7 @@ TEST(Prdc, RefusesTooFewRowsAndMismatchedWidths) {
 }
 
 TEST(Prdc, CudaEqualsCpu) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  REQUIRE_CUDA_OR_SKIP();
   auto [real, fake] = clouds(1000, 900, 64);
   const auto cpu = compute_prdc(real, fake);
   PrdcOptions small;

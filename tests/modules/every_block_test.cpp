@@ -8,6 +8,7 @@
 
 #include "modules/context_block.h"
 #include "modules/ham_block.h"
+#include "tests/common/cuda_test_util.h"
 
 using namespace hamgan;
 
@@ -136,7 +137,7 @@ TEST_P(EveryBlock, RegistersItsMacCount) {
 }
 
 TEST_P(EveryBlock, CudaMatchesCpu) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  REQUIRE_CUDA_OR_SKIP();
   const NoTf32 no_tf32;
   // rtol = atol per dtype. In float32 the Hamburger's K multiplicative NMF steps about double
   // the output's sensitivity to input rounding (≈2e-6 vs 1e-6 for the attention blocks after

@@ -65,7 +65,7 @@ TEST(DataMismatch, ResumingOnFewerExamplesSaysTheDataChanged) {
   train(c);
   write_hdf5(data, 32, classes_0_to_9(4));  // the same path, fewer examples
   c.steps = 4;
-  c.resume = true;
+  c.resume = ResumeMode::kYes;
   const std::string msg = error_of(c);
   EXPECT_NE(msg.find("lies outside the 4 examples"), std::string::npos) << msg;
   EXPECT_NE(msg.find("the data changed since the run started"), std::string::npos) << msg;

@@ -8,9 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <thread>
 
-#include "tests/common/process.h"
 #include "core/errors.h"
 #include "core/stop_signal.h"
 #include "gan/checkpoint/archive.h"
@@ -48,7 +46,7 @@ TEST(TrainReliability, AnErrorMidRunSavesTheLastWholeStepAndResumesFromIt) {
   EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), dir + "/checkpoints/step_0000003.pt");
 
   // Resuming from the rescued state lands where an uninterrupted run does, bit for bit.
-  c.resume = true;
+  c.resume = ResumeMode::kYes;
   const TrainResult resumed = train(c);
   EXPECT_EQ(resumed.step, 6);
   const std::string straight_dir = dir_for("error_mid_run_straight");
@@ -90,16 +88,7 @@ TEST(StopSignals, FurtherSignalsDoNotKillWhileTheCheckpointIsWritten) {
 TEST(TrainReliability, SighupCheckpointsAndStopsLikeSigterm) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
   const std::string dir = dir_for("sighup");
-  const std::string log = dir + "/out.txt";
-  const std::string cmd = train_cmd(dir, 100000);
-  const pid_t pid = test::spawn_shell(cmd.substr(0, cmd.rfind(" 2>&1")), log);
-  // Wait until it has trained a few steps (its log has rows), then hang up.
-  for (int i = 0; i < 600 && test::file_contents(dir + "/metrics.jsonl").find("\"step\": 3") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ::kill(pid, SIGHUP);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const std::string out = test::file_contents(log);
+  const auto [status, out] = test::train_and_signal(dir, SIGHUP);  // once it has trained a few steps
   ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal: " << out;
   EXPECT_EQ(WEXITSTATUS(status), 0) << out;
   EXPECT_NE(out.find("train: stopped at step"), std::string::npos) << out;

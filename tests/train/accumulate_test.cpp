@@ -169,7 +169,7 @@ TEST(Accumulate, BucketedAllReduceCarriesTheSumOfEveryMicroBatch) {
         env.rank = env.local_rank = r;
         env.world_size = env.local_world_size = kWorld;
         env.store_file = dir + "/store";
-        auto comm = Communicator::connect(env, DistBackend::kGloo, std::chrono::seconds(60));
+        auto comm = Communicator::connect(env, DistBackend::kGloo, torch::kCPU, std::chrono::seconds(60));
         BucketedGradSync sync(comm);
         auto m = model();
         sync.watch(*m, "test gradients");

@@ -194,7 +194,7 @@ TEST(DataParallel, StopAtThreeAndResumeToSixEqualsAStraightRunBitForBit) {
   b.checkpoint_every = 3;
   ASSERT_EQ(run_ranks(b, 2, split), kAllOk2);
   b.steps = 6;
-  b.resume = true;
+  b.resume = ResumeMode::kYes;
   ASSERT_EQ(run_ranks(b, 2, split), kAllOk2);
   for (const char* rank : {"/rank_0.pt", "/rank_1.pt"}) {
     const auto x = load_dump(straight + rank), y = load_dump(split + rank);

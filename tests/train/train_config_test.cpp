@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "gan/train/run_control.h"
 #include "gan/train/train_config.h"
 #include "modules/ham_block.h"
 #include "tests/common/train_test_util.h"
@@ -87,6 +88,8 @@ TEST(TrainConfig, EveryTableKeyIsInTheResolvedTextAndReadsBack) {
   EXPECT_EQ(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')), keys + 1) << text;  // + the comment
   EXPECT_EQ(text.find("resume"), std::string::npos);
   EXPECT_EQ(text.find("progress"), std::string::npos);
+  for (const auto& f : train_run_control_fields())
+    EXPECT_EQ(text.find("\n" + f.spec.key + " = "), std::string::npos) << f.spec.key << " is run control";
   EXPECT_NE(text.find("\nbeta1 = 0.0\n"), std::string::npos) << text;  // floats stay floats in TOML
 }
 

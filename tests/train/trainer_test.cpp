@@ -64,7 +64,7 @@ TEST(Trainer, ResumeIsBitExactOnCpu) {
   b.steps = 2;
   train(b);
   b.steps = 4;
-  b.resume = true;
+  b.resume = ResumeMode::kYes;
   const TrainResult rb = train(b);
   EXPECT_EQ(rb.step, 4);
   expect_same_networks(ra.checkpoint, rb.checkpoint, a.model);
@@ -72,7 +72,7 @@ TEST(Trainer, ResumeIsBitExactOnCpu) {
   EXPECT_EQ(test::file_contents(straight + "/samples/step_0000004.png"), test::file_contents(split + "/samples/step_0000004.png"));
   EXPECT_EQ(latest_checkpoint(split + "/checkpoints"), split + "/checkpoints/step_0000004.pt");
   // Without --resume an existing run is refused instead of overwritten.
-  b.resume = false;
+  b.resume = ResumeMode::kNo;
   EXPECT_THROW(train(b), ConfigError);
 }
 
@@ -223,7 +223,7 @@ TEST(Trainer, NonFiniteWeightsAreNeverCheckpointed) {
   EXPECT_EQ(latest_checkpoint(dir + "/checkpoints"), dir + "/checkpoints/step_0000002.pt");
   EXPECT_FALSE(fs::exists(dir + "/checkpoints/step_0000004.pt"));
   // The run continues from the good checkpoint.
-  c.resume = true;
+  c.resume = ResumeMode::kYes;
   c.steps = 3;
   EXPECT_EQ(train(c).step, 3);
 }
