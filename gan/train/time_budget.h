@@ -3,7 +3,8 @@
 // checkpointed, while the time left still holds twice the longest step seen,
 // hooks included (one more step, and the checkpoint the stop writes, which takes
 // no longer than a step that wrote one). A step that evaluates is the longest,
-// so a run that evaluates keeps that much in hand. A scheduler's hard limit then
+// so a run that evaluates keeps that much in hand; the first step counts from
+// the run's start, so its set-up (data, evaluator, warm-up) is kept in hand too. A scheduler's hard limit then
 // finds the run already saved (docs/training.md, "Under a scheduler").
 #include <chrono>
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Training on CUDA ($HAMGAN_TEST_DEVICE, default cuda): 20 steps of a tiny
-// Hamburger run in tf32, then in bf16 with channels_last, each stopped halfway
+// Training on CUDA ($HAMGAN_TEST_DEVICE, default cuda): 20 steps of
+// fmnist_ham in tf32, then in bf16 with channels_last, each stopped halfway
 // and resumed; a checkpoint written on CUDA read on the CPU and back. Skipped
 // without CUDA, failed instead with HAMGAN_REQUIRE_CUDA=1 (tests/common/cuda_test_util.h).
 #include <gtest/gtest.h>
@@ -15,8 +15,13 @@
 namespace hamgan {
 namespace {
 
+// experiments/fmnist_ham.toml as the demo trains it, on the test device, without evaluation.
 TrainConfig cuda_config(const std::string& name, PrecisionChoice precision, bool channels_last) {
-  TrainConfig c = test::tiny_config(test::temp_dir("cuda_" + name));
+  TrainConfig c = train_config_from_text(test::file_contents(std::string(HAMGAN_SOURCE_DIR) +
+                                                             "/experiments/fmnist_ham.toml"));
+  c.run_dir = test::temp_dir("cuda_" + name);
+  c.progress = false;
+  c.eval_every = 0;
   c.device = test::cuda_test_device();
   c.precision = precision;
   c.channels_last = channels_last;
@@ -24,6 +29,7 @@ TrainConfig cuda_config(const std::string& name, PrecisionChoice precision, bool
   c.checkpoint_every = 10;
   c.sample_every = 0;
   c.log_every = 5;
+  c.config_text = resolved_config_text(c);
   return c;
 }
 
@@ -47,6 +53,16 @@ void train_halfway_then_resume(TrainConfig c) {
   on_cpu.load(r.checkpoint);
   EXPECT_TRUE(on_cpu.all_finite());
   EXPECT_EQ(on_cpu.step, 20);
+}
+
+TEST(CudaTraining, ItsConfigIsFmnistHamAndReadsOnAnyMachine) {
+  TrainConfig c = cuda_config("config", PrecisionChoice::kTf32, false);
+  EXPECT_EQ(c.model.g_block.name, "ham");
+  EXPECT_EQ(c.model.d_block.name, "ham");
+  EXPECT_EQ(c.batch_size, 64);
+  EXPECT_EQ(c.steps, 20);
+  c.device = "cpu";  // validate() resolves the device: this machine may have no GPU
+  EXPECT_NO_THROW(c.validate());
 }
 
 TEST(CudaTraining, Tf32TwentyStepsWithResume) {
