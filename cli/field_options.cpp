@@ -78,16 +78,17 @@ CLI::Option* add_field_option(CLI::App* app, const FieldSpec& spec, std::functio
         help);
     opt->expected(1, CLI::detail::expected_max_vector_size);
   } else {
-    CLI::Validator check(
-        [spec](std::string& value) { return field_problem(spec, value); },
-        choices.empty() ? "" : "{" + choices + "}");
+    CLI::Validator check([spec](std::string& value) { return field_problem(spec, value); },
+                         choices.empty() ? "" : "{" + choices + "}");
     // A boolean flag is given bare (--key) or as --key=VALUE; a choice flag also takes the next
-    // word (--resume auto); other options take the next word.
+    // word (--resume auto): expected(0) makes it flag-like (bare reads "true"), expected(0, 1)
+    // lets it take one word. Other options take the next word.
     if (spec.flag && spec.type == FieldType::kChoice)
-      // expected(0) makes it flag-like (a bare --resume reads "true"), expected(0, 1) lets it take one word.
       opt = app->add_option(names, help)->expected(0)->expected(0, 1);
+    else if (spec.flag)
+      opt = app->add_flag(names)->description(help);
     else
-      opt = spec.flag ? app->add_flag(names)->description(help) : app->add_option(names, help);
+      opt = app->add_option(names, help);
     opt->transform(check)  // a transform, so the canonical text is what `set` receives
         ->each([set](const std::string& value) { set(value); });
   }

@@ -70,8 +70,7 @@ CudaProbe probe() {
   }
   p.start_error = capture.text.substr(0, capture.text.find('\n'));
   p.driver = kernel_driver_version();
-  p.nvidia_gpus = !gpus_hidden_on_purpose() &&
-                  (!p.driver.empty() || std::filesystem::exists("/proc/driver/nvidia") || nvidia_device_nodes());
+  p.nvidia_gpus = !gpus_hidden_on_purpose() && (std::filesystem::exists("/proc/driver/nvidia") || nvidia_device_nodes());
   return p;
 }
 
