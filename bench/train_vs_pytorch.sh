@@ -7,7 +7,7 @@
 # BATCH 0 keeps the config's batch_size. With OUT_DIR, both JSON files are kept
 # there as <config>_<precision>_hamgan.json and <config>_<precision>_pytorch.json.
 # PRECISION: auto (default: tf32 on CUDA, fp32 on CPU), fp32, tf32 or bf16.
-# DEVICE: cpu (default) or cuda.
+# DEVICE: cpu (default) or cuda. HAMGAN_BENCH_PROFILE=1 also counts kernels and host syncs per step (--profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh  # python3 below is the project environment's
@@ -29,23 +29,42 @@ name=$(basename "$config" .toml)_$precision
 batch_args=()
 [ "$batch" != 0 ] && batch_args=(--batch "$batch")
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+profile=()
+[ "${HAMGAN_BENCH_PROFILE:-0}" = 1 ] && profile=(--profile)
 "$BIN" bench train --config "$config" --steps "$steps" --warmup 5 --threads "$threads" "${batch_args[@]}" \
-  --precision "$precision" --device "$device" --out "$out/${name}_hamgan.json" >/dev/null
+  --precision "$precision" --device "$device" "${profile[@]}" --out "$out/${name}_hamgan.json" >/dev/null
 python3 bench/python/train_step.py --config "$config" --steps "$steps" --warmup 5 --threads "$threads" \
-  --batch "$batch" --precision "$precision" --device "$device" --hamgan "$BIN" --out "$out/${name}_pytorch.json" >/dev/null
+  --batch "$batch" --precision "$precision" --device "$device" --hamgan "$BIN" "${profile[@]}" \
+  --out "$out/${name}_pytorch.json" >/dev/null
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$out/${name}_hamgan.json" "$out/${name}_pytorch.json" "$name" <<'PY'
 import json, sys
 ours, ref = (json.load(open(p)) for p in sys.argv[1:3])
 print(f"{sys.argv[3]}: {ours['device_name']}, {ours['precision']}, batch {ours['batch']}, {ours['steps']} steps, "
       f"{ours['data']}")
-print("| implementation | it/s | img/s | step ms | step CPU ms | d_step ms | g_step ms | ema ms | peak MiB |")
-print("|---|---|---|---|---|---|---|---|---|")
+
+
+def per_network(p, net):  # d_step / g_step ms, whether the phases come whole or split
+    key = net + "_step"
+    return p[key] if key in p else sum(p[f"{net}_{x}"] for x in ("forward", "backward", "optimiser"))
+
+
+def counts(r):  # kernels / host syncs per step with --profile
+    prof = r.get("profile")
+    if not prof:
+        return "—"
+    return f"{prof['kernels_per_step']['total']:.0f} / {prof['host_syncs_per_step']['total']:.0f}"
+
+
+print("| implementation | it/s | img/s | step ms | step CPU ms | d_step ms | g_step ms | ema ms | peak MiB "
+      "| kernels / syncs per step |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in (ours, ref):
     p = r["phase_ms"]
+    ema = p.get("ema_step", p.get("ema", 0.0))
     print(f"| {r['implementation']} {r['torch_version']} | {r['its_per_s']:.2f} | {r['images_per_s']:.0f} | "
-          f"{r['step_ms']:.1f} | {r['step_cpu_ms']:.1f} | {p['d_step']:.1f} | {p['g_step']:.1f} | {p['ema_step']:.2f} | "
-          f"{r['peak_memory_bytes'] / 2**20:.0f} |")
+          f"{r['step_ms']:.1f} | {r['step_cpu_ms']:.1f} | {per_network(p, 'd'):.1f} | {per_network(p, 'g'):.1f} | "
+          f"{ema:.2f} | {r['peak_memory_bytes'] / 2**20:.0f} | {counts(r)} |")
 print(f"HamGAN / PyTorch it/s: {ours['its_per_s'] / ref['its_per_s']:.2f}x; "
       f"PyTorch / HamGAN step CPU time: {ref['step_cpu_ms'] / ours['step_cpu_ms']:.2f}x")
 PY

@@ -24,6 +24,7 @@ FieldTable<TrainBenchConfig> bench_fields() {
                    &B::steps),
       member_field(int_field("warmup", "Untimed steps first", at_least(0)), &B::warmup),
       member_field(string_field("out", "Write the result as JSON to this file"), &B::out),
+      member_field(flag_field("profile", "Count ATen kernels and host synchronisations per step phase"), &B::profile),
   };
 }
 

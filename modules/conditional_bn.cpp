@@ -3,6 +3,7 @@
 
 #include "core/errors.h"
 #include "modules/fp32_region.h"
+#include "modules/label_range.h"
 
 namespace hamgan {
 
@@ -32,13 +33,7 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const
         labels.scalar_type() != torch::kLong)
       throw ModelError("ConditionalBatchNorm: class-conditional BN needs int64 labels of shape (" +
                        std::to_string(x.size(0)) + ")");
-    // Range check only where it costs no device sync.
-    if (labels.device().is_cpu() && labels.numel() > 0) {
-      const auto lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
-      if (lo < 0 || hi >= k)
-        throw ModelError("ConditionalBatchNorm: label " + std::to_string(lo < 0 ? lo : hi) +
-                         " out of range [0, " + std::to_string(k) + "); check num_classes");
-    }
+    check_label_range(labels, k, "ConditionalBatchNorm");
     g = gain.index_select(0, labels).view({-1, c, 1, 1});
     b = bias.index_select(0, labels).view({-1, c, 1, 1});
   } else {

@@ -3,9 +3,12 @@
 #include "modules/spectral_norm.h"
 
 #include <cmath>
+#include <utility>
 
 #include "core/errors.h"
 #include "modules/fp32_region.h"
+#include "modules/label_range.h"
+#include "modules/spectral_divide.h"
 
 namespace hamgan {
 namespace {
@@ -13,10 +16,17 @@ namespace {
 // tf.math.l2_normalize: x / sqrt(max(Σx², eps)) — the epsilon bounds the
 // squared norm, not the norm.
 torch::Tensor l2_normalize(const torch::Tensor& x, double eps) {
-  return x * torch::rsqrt(torch::clamp_min(x.square().sum(), eps));
+  return x * torch::rsqrt(torch::clamp_min(torch::linalg_vector_norm(x).square(), eps));
 }
 
 torch::Tensor make_u(int64_t rows) { return torch::randn({rows}); }
+
+// The weight a SpectralNormGroup prepared for this forward, taken once, else the layer's own normalisation.
+torch::Tensor prepared_or(torch::Tensor& prepared, const torch::Tensor& weight, torch::Tensor& u, SNMode mode,
+                          bool update) {
+  if (prepared.defined()) return std::exchange(prepared, torch::Tensor());
+  return spectral_normalize(weight, u, mode, update);
+}
 
 }  // namespace
 
@@ -24,23 +34,28 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
                                  double eps) {
   Fp32Region fp32;  // σ and the power iteration in float32 also under autocast (u is a float32 buffer)
   TORCH_CHECK(weight.dim() >= 2, "spectral_normalize: weight must have >= 2 dims, got ", weight.sizes());
-  const auto w = weight.reshape({weight.size(0), -1});  // (out, in·kh·kw)
+  const auto w = sn_matrix(weight.detach());  // (out, in·kh·kw), columns in the weight's memory order
   TORCH_CHECK(u.dim() == 1 && u.size(0) == w.size(0), "spectral_normalize: u must be (", w.size(0), "), got ",
               u.sizes());
   // One power iteration from the stored u. TF runs it on every call and
-  // writes u back only when training; u and v are constants for
-  // autograd, so σ's gradient is uᵀ(dW)v.
-  torch::Tensor u_new, v;
+  // writes u back only when training; u and v are constants for autograd, so
+  // σ's gradient is u vᵀ, and σ = uᵀWv = ‖Wv‖ comes out of the iteration. The
+  // same arithmetic as SpectralNormGroup's, which must give the same numbers.
+  torch::Tensor v, u_new, d, scale;
   {
     torch::NoGradGuard no_grad;
-    const auto wd = w.detach();
-    v = l2_normalize(torch::mv(wd.t(), u), eps);  // (in)
-    u_new = l2_normalize(torch::mv(wd, v), eps);  // (out)
+    v = l2_normalize(torch::mv(w.t(), u), eps);  // (in)
+    const torch::Tensor wv = torch::mv(w, v);
+    const torch::Tensor sum_squares = torch::linalg_vector_norm(wv).square();
+    const torch::Tensor factor = torch::rsqrt(torch::clamp_min(sum_squares, eps));
+    u_new = wv * factor;  // (out)
     if (update) u.copy_(u_new);
+    const torch::Tensor sigma = sum_squares * factor;
+    const bool clamp = mode == SNMode::kClamp;
+    d = clamp ? torch::clamp_min(sigma, 1.0) : sigma;
+    scale = (clamp ? sigma.ge(1.0).to(sigma.scalar_type()) : torch::ones_like(sigma)) / (d * d);
   }
-  const auto sigma = torch::dot(u_new, torch::mv(w, v));  // scalar, differentiable in W
-  const auto denom = mode == SNMode::kClamp ? torch::clamp_min(sigma, 1.0) : sigma;
-  return weight / denom;
+  return sn_divide(weight, d, u_new, v, scale);
 }
 
 void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out) {
@@ -72,7 +87,9 @@ void SNConv2dImpl::reset_parameters() {
   u.normal_();
 }
 
-torch::Tensor SNConv2dImpl::normalized_weight() { return spectral_normalize(weight, u, options.mode(), is_training()); }
+torch::Tensor SNConv2dImpl::normalized_weight() {
+  return prepared_or(prepared, weight, u, options.mode(), is_training());
+}
 
 torch::Tensor SNConv2dImpl::forward(const torch::Tensor& x) {
   TORCH_CHECK(x.dim() == 4 && x.size(1) == options.in_channels(), "SNConv2d: expected (N, ", options.in_channels(),
@@ -104,7 +121,7 @@ void SNLinearImpl::reset_parameters() {
 torch::Tensor SNLinearImpl::forward(const torch::Tensor& x) {
   TORCH_CHECK(x.dim() >= 1 && x.size(-1) == in_features, "SNLinear: expected (..., ", in_features, "), got ",
               x.sizes());
-  return torch::nn::functional::linear(x, spectral_normalize(weight, u, mode, is_training()), bias);
+  return torch::nn::functional::linear(x, prepared_or(prepared, weight, u, mode, is_training()), bias);
 }
 
 // ---------------------------------------------------------------- SNEmbedding
@@ -130,13 +147,8 @@ void SNEmbeddingImpl::reset_parameters() {
 
 torch::Tensor SNEmbeddingImpl::forward(const torch::Tensor& labels) {
   TORCH_CHECK(labels.scalar_type() == torch::kLong, "SNEmbedding: labels must be int64, got ", labels.scalar_type());
-  if (labels.device().is_cpu() && labels.numel() > 0) {
-    const auto lo = labels.min().item<int64_t>(), hi = labels.max().item<int64_t>();
-    if (lo < 0 || hi >= num_embeddings)
-      throw ModelError("SNEmbedding: label out of range [0, " + std::to_string(num_embeddings) + "): got " +
-                       std::to_string(lo < 0 ? lo : hi) + "; check num_classes");
-  }
-  return torch::embedding(spectral_normalize(weight, u, mode, is_training()), labels);
+  check_label_range(labels, num_embeddings, "SNEmbedding");
+  return torch::embedding(prepared_or(prepared, weight, u, mode, is_training()), labels);
 }
 
 }  // namespace hamgan

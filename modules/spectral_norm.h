@@ -17,6 +17,16 @@ enum class SNMode {
 torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
                                  double eps = 1e-12);
 
+// A layer's share in a SpectralNormGroup (modules/spectral_norm_group.h): its
+// weight and u, and the slot where its normalised weight for the next forward
+// waits. A layer takes a waiting weight once; with none it normalises itself.
+struct SNSlot {
+  torch::Tensor* weight;
+  torch::Tensor* u;
+  SNMode mode;
+  torch::Tensor* prepared;
+};
+
 struct SNConv2dOptions {
   SNConv2dOptions(int64_t in, int64_t out, int64_t kernel) : in_channels_(in), out_channels_(out), kernel_size_(kernel) {}
   TORCH_ARG(int64_t, in_channels);
@@ -33,8 +43,9 @@ class SNConv2dImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
   torch::Tensor normalized_weight();  // runs the power iteration when training
   void reset_parameters();
+  SNSlot slot() { return {&weight, &u, options.mode(), &prepared}; }
   SNConv2dOptions options;
-  torch::Tensor weight, bias, u;
+  torch::Tensor weight, bias, u, prepared;
 };
 TORCH_MODULE(SNConv2d);
 
@@ -43,9 +54,10 @@ class SNLinearImpl : public torch::nn::Module {
   SNLinearImpl(int64_t in_features, int64_t out_features, bool bias = true, SNMode mode = SNMode::kClamp);
   torch::Tensor forward(const torch::Tensor& x);
   void reset_parameters();
+  SNSlot slot() { return {&weight, &u, mode, &prepared}; }
   int64_t in_features, out_features;
   SNMode mode;
-  torch::Tensor weight, bias, u;
+  torch::Tensor weight, bias, u, prepared;
 };
 TORCH_MODULE(SNLinear);
 
@@ -56,9 +68,10 @@ class SNEmbeddingImpl : public torch::nn::Module {
   SNEmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim, SNMode mode = SNMode::kClamp);
   torch::Tensor forward(const torch::Tensor& labels);
   void reset_parameters();
+  SNSlot slot() { return {&weight, &u, mode, &prepared}; }
   int64_t num_embeddings, embedding_dim;
   SNMode mode;
-  torch::Tensor weight, u;
+  torch::Tensor weight, u, prepared;
 };
 TORCH_MODULE(SNEmbedding);
 

@@ -25,7 +25,7 @@ pkgs=(
   libzip-dev libzip4
   liblzf-dev liblzf1
   libgloo-dev libgloo0
-  libtomlplusplus-dev nlohmann-json3-dev
+  libtomlplusplus-dev libtomlplusplus3 nlohmann-json3-dev
   libssl-dev libssl3
   pkgconf pkgconf-bin libpkgconf3
 )

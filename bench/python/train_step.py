@@ -15,7 +15,10 @@ are asserted equal to model-info's before anything is timed.
 
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 30 --threads 2 --out F.json
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --flops   # the blocks' FLOP share
-Prints the JSON keys of `hamgan bench train --out`. Benchmark code only: the library never imports it.
+  python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 3 --profile   # + op counts
+Prints the JSON keys of `hamgan bench train --out`; --profile adds "profile": ATen ops, kernels and host
+syncs per step and phase, from --steps more steps under torch.profiler (bench/python/hamgan_torch_profile.py).
+Benchmark code only: the library never imports it.
 """
 import argparse
 import json
@@ -29,6 +32,7 @@ try:
     import torch
     from hamgan_torch import model_info
     from hamgan_torch_data import Data
+    from hamgan_torch_profile import profile_steps, table
     from hamgan_torch_train import Bench, resolve_precision
 except ImportError:
     print("train_step.py: PyTorch missing (pip install torch)")
@@ -114,12 +118,16 @@ def main():
     p.add_argument("--device", default="cpu")
     p.add_argument("--precision", default="auto", choices=("auto", "fp32", "tf32", "bf16"),
                    help="as hamgan --precision (auto: tf32 on CUDA, fp32 on CPU)")
-    p.add_argument("--channels_last", action="store_true", help="NHWC conv weights and real images (also taken from the config's channels_last)")
+    p.add_argument("--channels_last", choices=("true", "false"), nargs="?", const="true",
+                   help="NHWC conv weights and real images (default: the config's channels_last)")
     p.add_argument("--hamgan", default=os.environ.get("HAMGAN_BIN", "build/hamgan"), help="hamgan binary (model-info)")
     p.add_argument("--params_only", action="store_true", help="check parameter counts against model-info and stop")
     p.add_argument("--flops", action="store_true",
                    help="count one training step's matmul/conv FLOPs (torch.utils.flop_counter) with and without "
                         "the context blocks, and stop")
+    p.add_argument("--profile", action="store_true",
+                   help="after the timed steps, count ATen ops, kernels and host syncs per phase over --steps "
+                        "profiled steps (the JSON's \"profile\")")
     p.add_argument("--out", help="write the JSON here too")
     a = p.parse_args()
     if a.steps < 1:
@@ -133,7 +141,8 @@ def main():
     m = model_info(a.hamgan, a.config)
     device = torch.device(a.device)
     precision = resolve_precision(a.precision, device)
-    bench = Bench(m, t, device, t["channels_last"] or a.channels_last, precision)
+    channels_last = t["channels_last"] if a.channels_last is None else a.channels_last == "true"
+    bench = Bench(m, t, device, channels_last, precision)
     counts = {net: sum(p.numel() for p in module.parameters()) for net, module in (("G", bench.g), ("D", bench.d))}
     for net in ("G", "D"):
         assert counts[net] == m[net + "_total"], f"{net}: {counts[net]} parameters here, model-info says {m[net + '_total']}"
@@ -160,6 +169,8 @@ def main():
         peak, kind = torch.cuda.max_memory_allocated(device), "cuda caching allocator peak of live tensor bytes"
     else:
         peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "peak resident set size of the process"
+    # Untimed, and after the peak is read: the profiler slows the steps and holds their events in memory.
+    profile = profile_steps(bench, data, a.steps) if a.profile else None
     its = a.steps / seconds
     result = {
         "implementation": "pytorch-eager",
@@ -168,7 +179,7 @@ def main():
         else f"CPU, {torch.get_num_threads()} threads",
         "torch_version": torch.__version__,
         "precision": precision,
-        "channels_last": bool(t["channels_last"] or a.channels_last),
+        "channels_last": bool(channels_last),
         "threads": torch.get_num_threads(),
         "data": data.description,
         "batch": t["batch_size"],
@@ -186,6 +197,9 @@ def main():
         "G_params": counts["G"],
         "D_params": counts["D"],
     }
+    if profile is not None:
+        result["profile"] = profile
+        print(table(profile))
     text = json.dumps(result, indent=2)
     print(text)
     if a.out:

@@ -52,6 +52,9 @@ torch::Tensor DiscriminatorImpl::features(const torch::Tensor& images, std::vect
 }
 
 torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& images, const torch::Tensor& labels) {
+  // Every spectral-norm layer's power iteration at once (modules/spectral_norm_group.h).
+  if (!sn_group_) sn_group_ = std::make_shared<SpectralNormGroup>(*this);
+  SpectralNormScope sn(sn_group_.get(), is_training());
   const int64_t n = images.defined() && images.dim() > 0 ? images.size(0) : -1;
   if (!labels.defined() || labels.dim() != 1 || labels.size(0) != n || labels.scalar_type() != torch::kLong)
     throw ModelError("discriminator: labels must be int64 of shape (" + std::to_string(n) + "), got " +

@@ -11,6 +11,7 @@
 #include "gan/model/model_config.h"
 #include "modules/context_block.h"
 #include "modules/spectral_norm.h"
+#include "modules/spectral_norm_group.h"
 
 namespace hamgan {
 
@@ -29,6 +30,7 @@ class DiscriminatorImpl : public torch::nn::Module {
   void pretty_print(std::ostream& stream) const override;
 
  private:
+  std::shared_ptr<SpectralNormGroup> sn_group_;  // made at the first forward
   ModelConfig config_;
   std::vector<DBlock> blocks_;
   int64_t context_after_ = 0;

@@ -37,6 +37,9 @@ torch::Tensor GeneratorImpl::forward(const torch::Tensor& z, const torch::Tensor
 
 torch::Tensor GeneratorImpl::forward_traced(const torch::Tensor& z, const torch::Tensor& labels,
                                             std::vector<std::vector<int64_t>>* shapes) {
+  // Every spectral-norm layer's power iteration at once (modules/spectral_norm_group.h).
+  if (!sn_group_) sn_group_ = std::make_shared<SpectralNormGroup>(*this);
+  SpectralNormScope sn(sn_group_.get(), is_training());
   if (!z.defined() || z.dim() != 2 || z.size(1) != config_.z_dim)
     throw ModelError("generator: z must be (N, " + std::to_string(config_.z_dim) + "), got " + describe(z));
   if (!labels.defined() || labels.dim() != 1 || labels.size(0) != z.size(0) || labels.scalar_type() != torch::kLong)

@@ -12,6 +12,7 @@
 #include "modules/conditional_bn.h"
 #include "modules/context_block.h"
 #include "modules/spectral_norm.h"
+#include "modules/spectral_norm_group.h"
 
 namespace hamgan {
 
@@ -28,6 +29,7 @@ class GeneratorImpl : public torch::nn::Module {
   void pretty_print(std::ostream& stream) const override;
 
  private:
+  std::shared_ptr<SpectralNormGroup> sn_group_;  // made at the first forward
   ModelConfig config_;
   SNLinear linear_{nullptr};
   std::vector<GBlock> blocks_;

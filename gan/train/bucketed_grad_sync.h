@@ -25,6 +25,7 @@ class BucketedGradSync final : public GradSync {
   void watch(torch::nn::Module& module, const std::string& name) override;
   void before_backward(torch::nn::Module& module) override;
   void all_reduce_grads(torch::nn::Module& module) override;
+  void agree_on_flag(torch::Tensor& flag) override { comm_->all_reduce_sum_async(flag, "agreeing on a non-finite update")->wait(); }
 
   struct Group;
 

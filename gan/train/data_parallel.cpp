@@ -92,10 +92,6 @@ void share_rank0_buffers(Communicator& comm, torch::nn::Module& module) {
   comm.broadcast(buffers, 0, "sharing rank 0's batch-norm statistics");
 }
 
-void agree_on_skipped_updates(Communicator& comm, StepStats& s) {
-  s.skipped_updates = comm.sum(s.skipped_updates, "agreeing on skipped updates");
-}
-
 void gather_noise_states(Communicator& comm, TrainState& state) {
   torch::Tensor mine;
   {

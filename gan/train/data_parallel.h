@@ -57,9 +57,6 @@ void attach_data_parallel(const std::shared_ptr<Communicator>& comm, GradSync& s
 // G_ema and the checkpoint would depend on which rank wrote them.
 void share_rank0_buffers(Communicator& comm, torch::nn::Module& module);
 
-// The number of skipped updates summed over the ranks, so that every rank takes
-// the same decision on a non-finite step (one small all-reduce and a host read in a job).
-void agree_on_skipped_updates(Communicator& comm, StepStats& stats);
 
 // Every rank's noise-stream state gathered into state.rank_noise_states (and its
 // device generator's into state.rank_device_rng_states), so that a checkpoint

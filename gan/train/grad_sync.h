@@ -19,6 +19,9 @@ class GradSync {
   virtual void before_backward(torch::nn::Module& module) {}
   // Averages the gradients of `module`'s parameters across ranks.
   virtual void all_reduce_grads(torch::nn::Module& module) = 0;
+  // Sums a device scalar over the ranks in place, ordered before later work on
+  // the device without a host wait where the backend allows (NCCL).
+  virtual void agree_on_flag(torch::Tensor& flag) {}
 };
 
 class NoSync final : public GradSync {

@@ -2,6 +2,8 @@
 // the grid and evaluation hooks are in sample_hooks.cpp.
 #include "gan/train/hooks.h"
 
+#include <iostream>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,8 +36,21 @@ DivergenceError divergence_error(const TrainState& state, const RunContext& run,
                          " (continue from it with --resume, e.g. with lower g_lr/d_lr)");
 }
 
-StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator& comm) {
+StepValues read_step_values(const TrainState& state, RunContext& run, Communicator& comm) {
   const StepValues v = run.stats.means(comm);
+  if (v.nonfinite_steps > 0) {
+    run.nonfinite_steps += v.nonfinite_steps;
+    const std::string what = std::to_string(run.nonfinite_steps) + " non-finite steps";
+    if (run.nonfinite_steps > run.max_nonfinite_steps)
+      throw divergence_error(state, run, what + ", more than max_nonfinite_steps = " +
+                                             std::to_string(run.max_nonfinite_steps));
+    // Skipped updates leave the weights as they were; anything else is a broken state.
+    if (!state.all_finite()) throw divergence_error(state, run, what + "; non-finite weights");
+    if (run.main)
+      std::cerr << "train: " << v.nonfinite_steps << " non-finite step(s) up to step " << state.step
+                << ", their updates skipped (" << run.nonfinite_steps << " of max_nonfinite_steps = "
+                << run.max_nonfinite_steps << ")\n";
+  }
   if (!v.finite()) throw divergence_error(state, run, v.describe());
   return v;
 }

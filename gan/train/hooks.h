@@ -46,6 +46,8 @@ struct RunContext {
   std::unique_ptr<TensorBoardWriter> tb;  // null without tensorboard, and on the other ranks
   std::unique_ptr<ProgressBar> bar;
   StepStatsWindow stats;  // the steps since the last log row, on the device (filled by the loop)
+  // Steps whose updates were skipped as non-finite, counted where the losses are read.
+  int64_t max_nonfinite_steps = 0, nonfinite_steps = 0;
   bool last_step(const TrainState& state) const { return state.step >= steps; }
 };
 
@@ -106,8 +108,9 @@ void save_best_checkpoint(TrainState& state, RunContext& run);
 struct DivergenceError : Error {
   using Error::Error;
 };
-// The means of run.stats over the ranks of `comm`; throws the divergence error when one is non-finite.
-StepValues read_step_values(const TrainState& state, const RunContext& run, Communicator& comm);
+// The means of run.stats over the ranks of `comm`; throws the divergence error when one is
+// non-finite, or when the skipped non-finite steps exceed run.max_nonfinite_steps.
+StepValues read_step_values(const TrainState& state, RunContext& run, Communicator& comm);
 // "training diverged at step N (what); last good checkpoint: ... (continue from it with --resume ...)".
 DivergenceError divergence_error(const TrainState& state, const RunContext& run, const std::string& what);
 

@@ -118,7 +118,7 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   }
   r.ema = EmaSchedule{cfg.ema_decay, cfg.ema_start};
   r.share_rank0_buffers = !cfg.sync_bn;
-  r.max_nonfinite_steps = cfg.max_nonfinite_steps;
+  run.max_nonfinite_steps = cfg.max_nonfinite_steps;
   run.bar = std::make_unique<ProgressBar>("train", cfg.steps - state.step, "step");
   state.g->train();
   state.d->train();

@@ -42,7 +42,6 @@ struct OpenRun {
   StepConfig step;
   EmaSchedule ema;
   bool share_rank0_buffers = true;  // G's buffers from rank 0 after each step (off with sync_bn)
-  int64_t max_nonfinite_steps = 0;
   TrainHooks extra_hooks;     // the caller's, run before the stop agreement (gan/train/hooks.h)
   TrainHooks standard_hooks;  // log, checkpoint, grid, evaluation
   TimeBudget budget;          // time_limit, counted from open_run's start

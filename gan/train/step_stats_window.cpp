@@ -16,21 +16,32 @@ std::string StepValues::describe() const {
 }
 
 void StepStatsWindow::add(const StepStats& s) {
-  const torch::Tensor step = torch::stack({s.d_loss, s.g_loss, s.d_real, s.d_fake}).to(torch::kDouble);
+  torch::Tensor step = torch::stack({s.d_loss, s.g_loss, s.d_real, s.d_fake, torch::ones_like(s.d_loss)})
+                           .to(torch::kDouble);
+  if (s.skipped.defined()) {
+    const torch::Tensor skipped = s.skipped.gt(0);
+    step = torch::where(skipped, torch::zeros_like(step), step);
+    nonfinite_ = nonfinite_.defined() ? nonfinite_ + skipped : skipped.to(torch::kLong);
+  }
   sums_ = steps_ == 0 ? step : sums_ + step;
   ++steps_;
 }
 
-StepValues StepStatsWindow::means(Communicator& comm) const {
+StepValues StepStatsWindow::means(Communicator& comm) {
   StepValues v;
-  v.steps = steps_;
+  if (nonfinite_.defined()) {
+    v.nonfinite_steps = nonfinite_.item<int64_t>();
+    nonfinite_ = torch::Tensor();
+  }
   if (steps_ == 0) return v;
   torch::Tensor sums = sums_.clone();
   comm.all_reduce_sum(sums, "averaging the logged losses");
-  const double count = static_cast<double>(steps_) * static_cast<double>(comm.world_size());
-  const torch::Tensor host = (sums / count).to(torch::kCPU);
+  const torch::Tensor host = sums.to(torch::kCPU);
   const double* m = host.data_ptr<double>();
-  v.d_loss = m[0], v.g_loss = m[1], v.d_real = m[2], v.d_fake = m[3];
+  const double count = m[4];  // steps averaged, summed over the ranks
+  v.steps = static_cast<int64_t>(count / static_cast<double>(comm.world_size()) + 0.5);
+  if (count == 0) return v;
+  v.d_loss = m[0] / count, v.g_loss = m[1] / count, v.d_real = m[2] / count, v.d_fake = m[3] / count;
   return v;
 }
 

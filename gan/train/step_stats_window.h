@@ -15,22 +15,27 @@ namespace hamgan {
 // Means over `steps` steps, on the host.
 struct StepValues {
   double d_loss = 0, g_loss = 0, d_real = 0, d_fake = 0;
-  int64_t steps = 0;
+  int64_t steps = 0;           // steps averaged: those whose updates were applied
+  int64_t nonfinite_steps = 0; // steps with a skipped update since the last take_nonfinite_steps
   bool finite() const;
   std::string describe() const;  // "d_loss nan, g_loss 0.93 (mean of the last 20 steps)"
 };
 
 class StepStatsWindow {
  public:
-  void add(const StepStats& s);  // device additions only
+  // Device additions only; a step with a skipped update (s.skipped) is counted
+  // as non-finite and left out of the means.
+  void add(const StepStats& s);
   int64_t steps() const { return steps_; }
   // One device→host read of the means over the ranks of `comm` (every rank
-  // calls it at the same step); the window keeps its sums.
-  StepValues means(Communicator& comm) const;
+  // calls it at the same step), and of the non-finite steps not yet taken
+  // (the ranks agree on those already); the window keeps its sums.
+  StepValues means(Communicator& comm);
   void clear();
 
  private:
-  torch::Tensor sums_;  // (4): d_loss, g_loss, d_real, d_fake
+  torch::Tensor sums_;       // (5): d_loss, g_loss, d_real, d_fake, steps averaged
+  torch::Tensor nonfinite_;  // steps with a skipped update, until read by means
   int64_t steps_ = 0;
 };
 

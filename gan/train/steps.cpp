@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "gan/train/ema.h"
+#include "gan/train/fused_adam.h"
 #include "gan/train/update_guard.h"
 
 namespace hamgan {
@@ -18,7 +19,29 @@ int64_t checked_accumulate(int64_t batch, const StepConfig& cfg) {
   return cfg.accumulate;
 }
 
+void mark(const StepConfig& cfg, StepPhase phase) {
+  if (cfg.marks != nullptr) cfg.marks->phase_done(phase);
+}
+
+// The optimiser's update, skipped on the device where the guard finds a non-finite value.
+void apply_update(FusedAdam& opt, UpdateGuard& guard, torch::nn::Module& m, const torch::Tensor& loss,
+                  GradSync& sync, StepStats& stats) {
+  if (!guard.enabled()) {
+    opt.step();
+    return;
+  }
+  const torch::Tensor skip = guard.nonfinite(m, loss, sync);
+  opt.step_unless(skip);
+  stats.skipped = stats.skipped.defined() ? stats.skipped + skip : skip;
+}
+
 }  // namespace
+
+const char* step_phase_name(size_t phase) {
+  static const char* names[kStepPhaseCount] = {"d_forward", "d_backward", "d_optimiser",
+                                               "g_forward", "g_backward", "g_optimiser"};
+  return phase < kStepPhaseCount ? names[phase] : "?";
+}
 
 torch::Tensor micro_batch(const torch::Tensor& t, int64_t m, int64_t k) {
   const int64_t n = t.size(0) / k;
@@ -27,9 +50,14 @@ torch::Tensor micro_batch(const torch::Tensor& t, int64_t m, int64_t k) {
 
 std::pair<torch::Tensor, torch::Tensor> draw_noise(TrainState& state, int64_t n, const StepConfig& cfg) {
   const int64_t total = n * cfg.noise_slices, from = n * cfg.noise_slice;
-  const torch::Tensor z = torch::randn({total, state.model.z_dim}, state.noise).slice(0, from, from + n);
-  const torch::Tensor y = torch::randint(0, state.model.num_classes, {total}, state.noise, torch::kLong).slice(0, from, from + n);
-  return {z.to(state.device), y.to(state.device)};
+  // Drawn on the CPU, so CPU and CUDA runs see the same z (randn and randint are
+  // these very empty + normal_ / random_ calls), into pinned memory on CUDA so that
+  // the copies to the device are queued without the host waiting for them.
+  const auto host = torch::TensorOptions().pinned_memory(state.device.is_cuda());
+  const torch::Tensor z = torch::empty({total, state.model.z_dim}, host).normal_(0, 1, state.noise);
+  const torch::Tensor y = torch::empty({total}, host.dtype(torch::kLong)).random_(0, state.model.num_classes, state.noise);
+  return {z.slice(0, from, from + n).to(state.device, /*non_blocking=*/true),
+          y.slice(0, from, from + n).to(state.device, /*non_blocking=*/true)};
 }
 
 void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
@@ -65,17 +93,17 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
       torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
       if (k > 1) loss = loss / static_cast<double>(k);  // the k means add up to the batch's mean
       if (m == k - 1) sync.before_backward(*state.d);   // reduce once, with the summed gradients
+      mark(cfg, kDForward);
       loss.backward();
+      mark(cfg, kDBackward);
       const torch::Tensor r = on_real.detach().mean(), f = on_fake.detach().mean();
       total_loss = m == 0 ? loss.detach() : total_loss + loss.detach();
       real_mean = m == 0 ? r : real_mean + r;
       fake_mean = m == 0 ? f : fake_mean + f;
     }
     sync.all_reduce_grads(*state.d);
-    if (guard.update_is_finite(*state.d, total_loss))
-      state.d_opt->step();
-    else
-      ++stats.skipped_updates;
+    apply_update(*state.d_opt, guard, *state.d, total_loss, sync, stats);
+    mark(cfg, kDOptimiser);
     stats.d_loss = total_loss;
     stats.d_real = k > 1 ? real_mean / static_cast<double>(k) : real_mean;
     stats.d_fake = k > 1 ? fake_mean / static_cast<double>(k) : fake_mean;
@@ -99,19 +127,21 @@ void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats&
     torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat));
     if (k > 1) loss = loss / static_cast<double>(k);
     if (m == k - 1) sync.before_backward(*state.g);
+    mark(cfg, kGForward);
     loss.backward();
+    mark(cfg, kGBackward);
     total_loss = m == 0 ? loss.detach() : total_loss + loss.detach();
   }
   sync.all_reduce_grads(*state.g);
-  if (guard.update_is_finite(*state.g, total_loss))
-    state.g_opt->step();
-  else
-    ++stats.skipped_updates;
+  apply_update(*state.g_opt, guard, *state.g, total_loss, sync, stats);
+  mark(cfg, kGOptimiser);
   stats.g_loss = total_loss;
 }
 
 void ema_step(TrainState& state, const EmaSchedule& schedule) {
-  if (state.g_ema) ema_update(*state.g, *state.g_ema, ema_decay_at(state.step, schedule.start, schedule.decay));
+  if (!state.g_ema) return;
+  if (!state.ema_updater) state.ema_updater = std::make_shared<EmaUpdater>(*state.g, *state.g_ema);
+  state.ema_updater->update(ema_decay_at(state.step, schedule.start, schedule.decay));
 }
 
 }  // namespace hamgan

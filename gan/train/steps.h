@@ -21,7 +21,30 @@ namespace hamgan {
 // Device scalars of the last D update and the G update (no host sync).
 struct StepStats {
   torch::Tensor d_loss, g_loss, d_real, d_fake;  // d_real/d_fake: mean D logits
-  int64_t skipped_updates = 0;                   // updates not applied for non-finite values (skip_nonfinite)
+  // skip_nonfinite: updates not applied for non-finite values, a float32 device
+  // scalar (read with the losses, gan/train/step_stats_window.h); else undefined.
+  torch::Tensor skipped;
+};
+
+// The phases of d_step and g_step, in order. The noise draw belongs to the
+// forward phase; the gradient all-reduce and the finiteness check to the optimiser's.
+enum StepPhase : size_t {
+  kDForward,  // G(z) without gradients, D(real ‖ fake), D loss
+  kDBackward,
+  kDOptimiser,
+  kGForward,  // D(G(z)), G loss
+  kGBackward,
+  kGOptimiser,
+  kStepPhaseCount
+};
+const char* step_phase_name(size_t phase);  // "d_forward", ..., "g_optimiser"
+
+// The one seam in the step functions: told where each phase ends, under
+// gradient accumulation once per micro-batch. `hamgan bench train` times and
+// counts the trainer's own steps through it; training passes none.
+struct PhaseMarks {
+  virtual ~PhaseMarks() = default;
+  virtual void phase_done(StepPhase phase) = 0;
 };
 
 struct StepConfig {
@@ -39,6 +62,7 @@ struct StepConfig {
   int64_t noise_slice = 0, noise_slices = 1;
   // Check each update's loss and gradients and skip it when non-finite (gan/train/update_guard.h).
   bool skip_nonfinite = false;
+  PhaseMarks* marks = nullptr;  // not owned; null outside the bench
 };
 
 struct EmaSchedule {

@@ -56,82 +56,34 @@ BenchData open_bench_data(const TrainConfig& cfg, const torch::Device& device) {
   return data;
 }
 
-void set_requires_grad(torch::nn::Module& m, bool on) {
-  for (auto& p : m.parameters()) p.set_requires_grad(on);
-}
+// Hands the step functions' phase ends to a StageTimer or an OpCounter, whose
+// buckets are the bench phases (the step's phase p is bucket p + 1).
+template <class Laps>
+struct LapAtPhaseEnd : PhaseMarks {
+  explicit LapAtPhaseEnd(Laps& l) : laps(l) {}
+  void phase_done(StepPhase phase) override { laps.lap(1 + static_cast<size_t>(phase)); }
+  Laps& laps;
+};
 
-// One training step as the trainer runs it (gan/train/trainer.cpp), data read first.
-void timed_step(TrainState& state, BenchData& data, const StepConfig& step_cfg, const EmaSchedule& ema,
-                StageTimer& timer) {
+// One training step as the trainer runs it (gan/train/trainer.cpp), data read
+// first, with a boundary of `laps` at the end of every phase.
+template <class Laps>
+void bench_step(TrainState& state, BenchData& data, StepConfig step_cfg, const EmaSchedule& ema, Laps& laps) {
   static NoSync no_sync;
+  LapAtPhaseEnd<Laps> marks(laps);
+  step_cfg.marks = &marks;
   StepStats stats;
-  timer.restart();
+  laps.restart();
   std::vector<Batch> batches;
   for (int64_t k = 0; k < step_cfg.d_steps; ++k) batches.push_back(data.next());
   size_t at = 0;
-  timer.lap(kStepData);
+  laps.lap(kBenchData);
   d_step(state, [&] { return batches[at++]; }, step_cfg, no_sync, stats);
-  timer.lap(kStepD);
   g_step(state, step_cfg, no_sync, stats);
   ++state.step;
-  timer.lap(kStepG);
+  laps.restart();
   ema_step(state, ema);
-  timer.lap(kStepEma);
-}
-
-// The same D and G updates as d_step / g_step, with boundaries between
-// forward, backward and optimiser (data time is not charged); under gradient
-// accumulation each phase sums its micro-batches.
-void split_step(TrainState& state, BenchData& data, const StepConfig& step_cfg, StageTimer& timer) {
-  const int64_t k = step_cfg.accumulate;
-  const double scale = 1.0 / static_cast<double>(k);
-  set_requires_grad(*state.d, true);
-  for (int64_t step = 0; step < step_cfg.d_steps; ++step) {
-    const Batch batch = data.next();
-    timer.restart();
-    const torch::Tensor real_all = step_cfg.precision.layout(batch.images.to(state.device));
-    const torch::Tensor y_real_all = batch.labels.to(state.device);
-    const auto [z_all, y_fake_all] = draw_noise(state, real_all.size(0), step_cfg);
-    state.d_opt->zero_grad();
-    for (int64_t m = 0; m < k; ++m) {
-      const torch::Tensor real = micro_batch(real_all, m, k), y_real = micro_batch(y_real_all, m, k);
-      const torch::Tensor z = micro_batch(z_all, m, k), y_fake = micro_batch(y_fake_all, m, k);
-      const int64_t b = real.size(0);
-      torch::Tensor fake, logits;
-      {
-        PrecisionScope scope(step_cfg.precision);
-        {
-          torch::NoGradGuard no_grad;
-          fake = state.g->forward(z, y_fake);
-        }
-        logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake})).to(torch::kFloat);
-      }
-      const torch::Tensor loss = discriminator_loss(step_cfg.loss, logits.slice(0, 0, b), logits.slice(0, b)) * scale;
-      timer.lap(kSplitDForward);
-      loss.backward();
-      timer.lap(kSplitDBackward);
-    }
-    state.d_opt->step();
-    timer.lap(kSplitDOptimiser);
-  }
-  set_requires_grad(*state.d, false);
-  timer.restart();
-  const auto [z_all, y_all] = draw_noise(state, step_cfg.batch_size, step_cfg);
-  state.g_opt->zero_grad();
-  for (int64_t m = 0; m < k; ++m) {
-    const torch::Tensor z = micro_batch(z_all, m, k), y = micro_batch(y_all, m, k);
-    torch::Tensor logits;
-    {
-      PrecisionScope scope(step_cfg.precision);
-      logits = state.d->forward(state.g->forward(z, y), y).to(torch::kFloat);
-    }
-    const torch::Tensor loss = generator_loss(step_cfg.loss, logits) * scale;
-    timer.lap(kSplitGForward);
-    loss.backward();
-    timer.lap(kSplitGBackward);
-  }
-  state.g_opt->step();
-  timer.lap(kSplitGOptimiser);
+  laps.lap(kBenchEma);
 }
 
 // CPU time of the whole process (all threads), in seconds.
@@ -148,11 +100,21 @@ int64_t peak_rss_bytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
-template <size_t N>
-std::array<double, N> mean_ms(const std::vector<double>& seconds, int64_t steps) {
-  std::array<double, N> ms{};
-  for (size_t i = 0; i < N; ++i) ms[i] = 1000.0 * seconds[i] / static_cast<double>(steps);
+std::array<double, kBenchPhaseCount> mean_ms(const std::vector<double>& seconds, int64_t steps) {
+  std::array<double, kBenchPhaseCount> ms{};
+  for (size_t i = 0; i < kBenchPhaseCount; ++i) ms[i] = 1000.0 * seconds[i] / static_cast<double>(steps);
   return ms;
+}
+
+// Kernels and host synchronisations of `steps` more steps, by phase.
+void profile_steps(TrainState& state, BenchData& data, const StepConfig& step_cfg, const EmaSchedule& ema,
+                   int64_t steps, TrainBenchResult& r) {
+  OpCounter counter(kBenchPhaseCount);
+  for (int64_t i = 0; i < steps; ++i) bench_step(state, data, step_cfg, ema, counter);
+  const std::vector<OpCounts> counts = counter.counts();
+  std::copy(counts.begin(), counts.end(), r.profile.begin());
+  r.sync_ops = counter.sync_ops();
+  r.profile_steps = steps;
 }
 
 }  // namespace
@@ -166,7 +128,8 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
   StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, precision};
   step_cfg.accumulate = cfg.accumulate;
-  const EmaSchedule ema{cfg.ema_decay, cfg.ema_start};
+  // The steady state of a long run: the EMA past its first ema_start plain copies.
+  const EmaSchedule ema{cfg.ema_decay, 0};
 
   TrainBenchResult r;
   r.threads = apply_thread_count(cfg.threads);
@@ -191,24 +154,22 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   r.data = data.description;
   print_train_bench_setup(r, out);
 
-  StageTimer warm_timer(device, kStepPhaseCount);
-  for (int64_t i = 0; i < c.warmup; ++i) timed_step(state, data, step_cfg, ema, warm_timer);
+  StageTimer warm_timer(device, kBenchPhaseCount);
+  for (int64_t i = 0; i < c.warmup; ++i) bench_step(state, data, step_cfg, ema, warm_timer);
   synchronize(device);
 
-  StageTimer step_timer(device, kStepPhaseCount);
+  StageTimer step_timer(device, kBenchPhaseCount);
   const auto start = Clock::now();
   const double cpu_start = process_cpu_seconds();
-  for (int64_t i = 0; i < c.steps; ++i) timed_step(state, data, step_cfg, ema, step_timer);
+  for (int64_t i = 0; i < c.steps; ++i) bench_step(state, data, step_cfg, ema, step_timer);
   synchronize(device);
   r.step_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.step_cpu_seconds = process_cpu_seconds() - cpu_start;
-  r.step_ms = mean_ms<kStepPhaseCount>(step_timer.seconds(), c.steps);
+  r.phase_ms = mean_ms(step_timer.seconds(), c.steps);
   r.its_per_s = static_cast<double>(c.steps) / r.step_seconds;
   r.images_per_s = r.its_per_s * static_cast<double>(cfg.batch_size * cfg.d_steps);
 
-  StageTimer split_timer(device, kSplitPhaseCount);
-  for (int64_t i = 0; i < c.steps; ++i) split_step(state, data, step_cfg, split_timer);
-  r.split_ms = mean_ms<kSplitPhaseCount>(split_timer.seconds(), c.steps);
+  if (c.profile) profile_steps(state, data, step_cfg, ema, c.steps, r);
 
   if (cuda_meter) {
     r.peak_memory_bytes = cuda_meter->peak_bytes();

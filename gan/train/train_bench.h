@@ -1,13 +1,17 @@
 #pragma once
 // `hamgan bench train`: training speed of one config. Builds the config's
 // TrainState, runs warm-up steps, then times `steps` training steps made of the
-// trainer's own d_step / g_step / ema_step, and afterwards the same number of
-// steps again, split by the bench into forward, backward and optimiser phases
-// of D and G (same modules, same losses; the step functions stay untouched).
+// trainer's own d_step / g_step / ema_step, split into phases at the step
+// functions' seam (PhaseMarks, gan/train/steps.h). With `profile`, as many steps
+// again count the ATen kernels and host synchronisation points of each phase
+// (core/op_counter.h).
 #include <array>
 #include <iosfwd>
+#include <map>
 #include <string>
 
+#include "core/op_counter.h"
+#include "gan/train/steps.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {
@@ -17,22 +21,12 @@ struct TrainBenchConfig {
   int64_t steps = 20;   // timed steps
   int64_t warmup = 5;   // untimed steps before them
   std::string out;      // JSON file ("" = none)
+  bool profile = false;  // count kernels and host synchronisations per step
 };
 
-// The phases of one step, timed on the trainer's step functions.
-enum TrainStepPhase : size_t { kStepData, kStepD, kStepG, kStepEma, kStepPhaseCount };
-// The bench's own split of the same work.
-enum TrainSplitPhase : size_t {
-  kSplitDForward,  // G(z) without gradients, D(real ‖ fake), D loss
-  kSplitDBackward,
-  kSplitDOptimiser,
-  kSplitGForward,  // D(G(z)), G loss
-  kSplitGBackward,
-  kSplitGOptimiser,
-  kSplitPhaseCount
-};
-const char* train_step_phase_name(size_t phase);   // "data", "d_step", "g_step", "ema_step"
-const char* train_split_phase_name(size_t phase);  // "d_forward", ..., "g_optimiser"
+// The phases of one bench step: reading the batch, the six of d_step and g_step, the EMA.
+constexpr size_t kBenchData = 0, kBenchEma = kStepPhaseCount + 1, kBenchPhaseCount = kStepPhaseCount + 2;
+const char* bench_phase_name(size_t phase);  // "data", "d_forward", ..., "g_optimiser", "ema"
 
 struct TrainBenchResult {
   std::string device, device_name, torch_version, precision, data;  // data: where the real batches came from
@@ -41,8 +35,11 @@ struct TrainBenchResult {
   double step_seconds = 0;  // wall time of the timed steps (device synchronised at both ends)
   double step_cpu_seconds = 0;  // process CPU time (all threads) of the same steps: robust on a busy machine
   double its_per_s = 0, images_per_s = 0;  // images: batch · d_steps real images seen by D per step
-  std::array<double, kStepPhaseCount> step_ms{};    // mean per step
-  std::array<double, kSplitPhaseCount> split_ms{};  // mean per step
+  std::array<double, kBenchPhaseCount> phase_ms{};  // mean per step
+  // With profile: counts over profile_steps steps, by bench phase, and each host synchronisation point seen.
+  int64_t profile_steps = 0;
+  std::array<OpCounts, kBenchPhaseCount> profile{};
+  std::map<std::string, int64_t> sync_ops;
   int64_t peak_memory_bytes = 0;
   std::string peak_memory_kind;  // what peak_memory_bytes measures
 };

@@ -6,16 +6,56 @@
 
 namespace hamgan {
 
-const char* train_step_phase_name(size_t phase) {
-  static const char* names[kStepPhaseCount] = {"data", "d_step", "g_step", "ema_step"};
-  return phase < kStepPhaseCount ? names[phase] : "?";
+const char* bench_phase_name(size_t phase) {
+  if (phase == kBenchData) return "data";
+  if (phase == kBenchEma) return "ema";
+  return step_phase_name(phase - 1);
 }
 
-const char* train_split_phase_name(size_t phase) {
-  static const char* names[kSplitPhaseCount] = {"d_forward", "d_backward", "d_optimiser",
-                                                "g_forward", "g_backward", "g_optimiser"};
-  return phase < kSplitPhaseCount ? names[phase] : "?";
+namespace {
+
+double per_step(int64_t count, int64_t steps) { return static_cast<double>(count) / static_cast<double>(steps); }
+
+void print_profile(const TrainBenchResult& r, std::ostream& out) {
+  out << "per step over " << r.profile_steps << " profiled steps (kernels / host syncs):";
+  OpCounts total;
+  for (size_t p = 0; p < kBenchPhaseCount; ++p) {
+    out << " " << bench_phase_name(p) << " " << per_step(r.profile[p].kernels, r.profile_steps) << " / "
+        << per_step(r.profile[p].syncs, r.profile_steps);
+    total.kernels += r.profile[p].kernels;
+    total.syncs += r.profile[p].syncs;
+  }
+  out << "; total " << per_step(total.kernels, r.profile_steps) << " / " << per_step(total.syncs, r.profile_steps)
+      << "\n";
+  for (const auto& [op, n] : r.sync_ops) out << "  host sync: " << op << " " << per_step(n, r.profile_steps) << " per step\n";
 }
+
+nlohmann::ordered_json profile_json(const TrainBenchResult& r) {
+  nlohmann::ordered_json kernels, ops, syncs, sync_ops;
+  OpCounts total;
+  for (size_t p = 0; p < kBenchPhaseCount; ++p) {
+    const OpCounts& c = r.profile[p];
+    kernels[bench_phase_name(p)] = per_step(c.kernels, r.profile_steps);
+    ops[bench_phase_name(p)] = per_step(c.ops, r.profile_steps);
+    syncs[bench_phase_name(p)] = per_step(c.syncs, r.profile_steps);
+    total.kernels += c.kernels;
+    total.ops += c.ops;
+    total.syncs += c.syncs;
+  }
+  kernels["total"] = per_step(total.kernels, r.profile_steps);
+  ops["total"] = per_step(total.ops, r.profile_steps);
+  syncs["total"] = per_step(total.syncs, r.profile_steps);
+  for (const auto& [op, n] : r.sync_ops) sync_ops[op] = per_step(n, r.profile_steps);
+  nlohmann::ordered_json j;
+  j["steps"] = r.profile_steps;
+  j["kernels_per_step"] = kernels;
+  j["ops_per_step"] = ops;
+  j["host_syncs_per_step"] = syncs;
+  j["host_sync_ops"] = sync_ops.is_null() ? nlohmann::ordered_json::object() : sync_ops;
+  return j;
+}
+
+}  // namespace
 
 void print_train_bench_setup(const TrainBenchResult& r, std::ostream& out) {
   out << "device: " << r.device << " (" << r.device_name << "), LibTorch " << r.torch_version << ", " << r.precision
@@ -29,11 +69,10 @@ void print_train_bench_summary(const TrainBenchResult& r, std::ostream& out) {
   out << "it/s " << r.its_per_s << ", img/s " << r.images_per_s << ", step " << 1000.0 * r.step_seconds / r.steps
       << " ms (CPU time " << 1000.0 * r.step_cpu_seconds / r.steps << " ms), peak memory "
       << r.peak_memory_bytes / (1024.0 * 1024.0) << " MiB (" << r.peak_memory_kind << ")\n";
-  out << "per step (trainer's step functions):";
-  for (size_t p = 0; p < kStepPhaseCount; ++p) out << " " << train_step_phase_name(p) << " " << r.step_ms[p] << " ms";
-  out << "\nsplit (same work, timed by the bench):";
-  for (size_t p = 0; p < kSplitPhaseCount; ++p) out << " " << train_split_phase_name(p) << " " << r.split_ms[p] << " ms";
+  out << "per step (the trainer's step functions):";
+  for (size_t p = 0; p < kBenchPhaseCount; ++p) out << " " << bench_phase_name(p) << " " << r.phase_ms[p] << " ms";
   out << "\n";
+  if (r.profile_steps > 0) print_profile(r, out);
 }
 
 std::string train_bench_json(const TrainBenchResult& r) {
@@ -56,11 +95,10 @@ std::string train_bench_json(const TrainBenchResult& r) {
   j["images_per_s"] = r.images_per_s;
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["peak_memory_kind"] = r.peak_memory_kind;
-  nlohmann::ordered_json phases, split;
-  for (size_t p = 0; p < kStepPhaseCount; ++p) phases[train_step_phase_name(p)] = r.step_ms[p];
-  for (size_t p = 0; p < kSplitPhaseCount; ++p) split[train_split_phase_name(p)] = r.split_ms[p];
+  nlohmann::ordered_json phases;
+  for (size_t p = 0; p < kBenchPhaseCount; ++p) phases[bench_phase_name(p)] = r.phase_ms[p];
   j["phase_ms"] = phases;
-  j["split_ms"] = split;
+  if (r.profile_steps > 0) j["profile"] = profile_json(r);
   return j.dump(2) + "\n";
 }
 

@@ -11,9 +11,9 @@
 namespace hamgan {
 namespace {
 
-torch::optim::Adam make_adam(torch::nn::Module& m, double lr, const TrainConfig& cfg) {
-  return torch::optim::Adam(m.parameters(),
-                            torch::optim::AdamOptions(lr).betas({cfg.beta1, cfg.beta2}).eps(cfg.adam_eps));
+std::unique_ptr<FusedAdam> make_adam(torch::nn::Module& m, double lr, const TrainConfig& cfg) {
+  return std::make_unique<FusedAdam>(m.parameters(),
+                                     torch::optim::AdamOptions(lr).betas({cfg.beta1, cfg.beta2}).eps(cfg.adam_eps));
 }
 
 std::string random_run_id() {
@@ -51,8 +51,8 @@ TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t ra
     ema_update(*g, *g_ema, 0.0);
     g_ema->eval();
   }
-  g_opt = std::make_unique<torch::optim::Adam>(make_adam(*g, cfg.g_lr, cfg));
-  d_opt = std::make_unique<torch::optim::Adam>(make_adam(*d, cfg.d_lr, cfg));
+  g_opt = make_adam(*g, cfg.g_lr, cfg);
+  d_opt = make_adam(*d, cfg.d_lr, cfg);
 }
 
 void TrainState::save(const std::string& path) {
@@ -75,12 +75,17 @@ void TrainState::save(const std::string& path) {
   // One row is this rank's own stream, already saved as noise_rng (a single
   // process, or rank 0 writing alone after a failure).
   if (rank_noise_states.defined() && rank_noise_states.size(0) > 1) w.put("rank_noise_rngs", rank_noise_states);
-  if (device_rng.defined()) w.put("device_rng", generator_state(device_rng));
+  if (device_rng.defined())
+    w.put("device_rng", generator_state(device_rng));
+  else if (carried_device_rng.defined())
+    w.put("device_rng", carried_device_rng);
   if (rank_device_rng_states.defined() && rank_device_rng_states.size(0) > 1)
     w.put("rank_device_rngs", rank_device_rng_states);
   w.put_module("G", *g);
   w.put_module("D", *d);
   if (g_ema) w.put_module("G_ema", *g_ema);
+  g_opt->store_steps();
+  d_opt->store_steps();
   w.put_optimizer("G_opt", *g_opt);
   w.put_optimizer("D_opt", *d_opt);
   w.save(path);
@@ -97,6 +102,8 @@ void TrainState::load(const std::string& path) {
   if (g_ema) r.load_module("G_ema", *g_ema);
   r.load_optimizer("G_opt", *g_opt);
   r.load_optimizer("D_opt", *d_opt);
+  g_opt->load_steps();
+  d_opt->load_steps();
   config_text = r.get_string("config_text");
   run_id = r.get_string("run_id");
   step = r.get_int("step");
@@ -108,10 +115,12 @@ void TrainState::load(const std::string& path) {
   restore_rng_state(read_rng_state(r));
   loaded_world_size = r.has("world_size") ? r.get_int("world_size") : 1;
   const torch::Tensor noise_state = own_row(r, "rank_noise_rngs", "noise_rng");
+  const torch::Tensor device_state = own_row(r, "rank_device_rngs", "device_rng");
   if (device_rng.defined()) {
-    const torch::Tensor device_state = own_row(r, "rank_device_rngs", "device_rng");
     device_rng_restored = device_state.defined();
     if (device_rng_restored) set_generator_state(device_rng, device_state);
+  } else {
+    carried_device_rng = device_state;  // a GPU run's generator, kept for its next save
   }
   noise_restored = noise_state.defined();
   std::lock_guard<std::mutex> lock(noise.mutex());

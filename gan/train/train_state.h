@@ -18,6 +18,8 @@
 #include "data/loader.h"
 #include "gan/model/discriminator.h"
 #include "gan/model/generator.h"
+#include "gan/train/ema.h"
+#include "gan/train/fused_adam.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {
@@ -58,8 +60,9 @@ class TrainState {
   ModelConfig model;
   torch::Device device;
   Generator g{nullptr}, g_ema{nullptr};  // g_ema null without EMA
+  std::shared_ptr<EmaUpdater> ema_updater;  // G → G_ema tensor pairs, made at the first ema_step
   Discriminator d{nullptr};
-  std::unique_ptr<torch::optim::Adam> g_opt, d_opt;
+  std::unique_ptr<FusedAdam> g_opt, d_opt;
   int64_t step = 0;              // completed steps
   LoaderPosition data_position;  // where the loader continues
   // Whose noise stream this rank draws: its own rank's, or rank 0's for every
@@ -84,6 +87,9 @@ class TrainState {
   // restores row k, never rank 0's view of GPU k.
   at::Generator device_rng;
   torch::Tensor rank_device_rng_states;
+  // On the CPU: the device generator state of the checkpoint loaded last, written
+  // back by save, so a GPU run's checkpoint keeps it through a CPU load and save.
+  torch::Tensor carried_device_rng;
   // After load: the world size the checkpoint was written with, and whether
   // this rank's own noise stream (and device generator) was in it (false:
   // reseeded, see load; the device generator keeps its seeded state).

@@ -103,6 +103,15 @@ at::Tensor meta_embedding_backward(const at::Tensor& grad, const at::Tensor& ind
 at::Tensor meta_relu(const at::Tensor& self) { return at::empty_like(self); }
 at::Tensor& meta_relu_(at::Tensor& self) { return self; }
 
+// The fused Adam writes its lists in place: on meta there is nothing to write, only devices to check.
+void meta_fused_adam(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs, at::TensorList exp_avg_sqs,
+                     at::TensorList, at::TensorList steps, double, double, double, double, double, bool, bool,
+                     const std::optional<at::Tensor>&, const std::optional<at::Tensor>& found_inf) {
+  for (at::TensorList list : {grads, exp_avgs, exp_avg_sqs, steps})
+    for (size_t i = 0; i < list.size(); ++i) same_device("_fused_adam_", {params[i], list[i]});
+  if (found_inf && !params.empty()) same_device("_fused_adam_", {params[0], *found_inf});
+}
+
 TORCH_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("convolution_overrideable", meta_conv);
   m.impl("convolution_backward_overrideable", meta_conv_backward);
@@ -114,6 +123,7 @@ TORCH_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("index_select", meta_index_select);
   m.impl("native_batch_norm", meta_batch_norm);
   m.impl("native_batch_norm_backward", meta_batch_norm_backward);
+  m.impl("_fused_adam_", meta_fused_adam);
 }
 
 }  // namespace

@@ -100,7 +100,10 @@ void expect_one_power_iteration(torch::nn::Module& net, const Tensors& before) {
   for (const auto& [key, weight] : layers) {
     torch::Tensor want = before.at(key).clone();
     spectral_normalize(weight.detach(), want, SNMode::kClamp, /*update=*/true);
-    EXPECT_TRUE(torch::equal(buffers[key], want)) << key;
+    // The network's forward runs all its layers' iterations at once (modules/spectral_norm_group.h):
+    // the same arithmetic, summed in another order, so equal to rounding; a second or a missing
+    // iteration would differ by far more.
+    EXPECT_TRUE(torch::allclose(buffers[key], want, 1e-5, 1e-7)) << key;
     moved += !torch::equal(before.at(key), want);
   }
   EXPECT_GT(moved, 0);

@@ -1,0 +1,49 @@
+#include "modules/spectral_divide.h"
+
+namespace hamgan {
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+bool channels_last_conv(const torch::Tensor& w) {
+  return w.dim() == 4 && !w.is_contiguous() && w.is_contiguous(torch::MemoryFormat::ChannelsLast);
+}
+
+// The inverse of sn_matrix for a contiguous (out, columns) tensor.
+torch::Tensor like_weight(const torch::Tensor& m, const torch::Tensor& w) {
+  if (channels_last_conv(w)) return m.view({w.size(0), w.size(2), w.size(3), w.size(1)}).permute({0, 3, 1, 2});
+  return m.view(w.sizes());
+}
+
+// W / d, whose backward is the closed form in the header.
+struct SpectralDivide : torch::autograd::Function<SpectralDivide> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& w, const torch::Tensor& d,
+                               const torch::Tensor& u, const torch::Tensor& v, const torch::Tensor& scale) {
+    ctx->save_for_backward({w, d, u, v, scale});
+    return w / d;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list s = ctx->get_saved_variables();
+    const torch::Tensor &w = s[0], &d = s[1], &u = s[2], &v = s[3], &scale = s[4];
+    const torch::Tensor& g = grads[0];
+    torch::Tensor grad_w = g / d;
+    const torch::Tensor c = (g * w).sum() * scale;  // ⟨G, W⟩ [σ counts] / d²
+    grad_w.sub_(like_weight(torch::outer(u * c, v), w));
+    return {grad_w, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor sn_matrix(const torch::Tensor& w) {
+  if (channels_last_conv(w)) return w.permute({0, 2, 3, 1}).reshape({w.size(0), -1});
+  return w.reshape({w.size(0), -1});
+}
+
+torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
+                        const torch::Tensor& v, const torch::Tensor& scale) {
+  return SpectralDivide::apply(weight, d, u, v, scale);
+}
+
+}  // namespace hamgan

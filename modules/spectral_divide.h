@@ -1,0 +1,19 @@
+#pragma once
+// The pieces of spectral normalisation that a layer alone (spectral_normalize,
+// modules/spectral_norm.h) and a SpectralNormGroup share, so both compute the
+// same numbers: the weight as a matrix, and W / d with the closed-form backward
+//   ∂L/∂W = G/d − scale·⟨G, W⟩·u vᵀ,   scale = [σ counts] / d²,
+// where u and v, the power iteration's vectors, are constants for autograd.
+#include <torch/torch.h>
+
+namespace hamgan {
+
+// W as (out, columns), a view where the layout allows: a channels_last
+// convolution's columns in (kh, kw, in) order. Any fixed order of the columns
+// has the same singular values and the same u; only v comes out permuted.
+torch::Tensor sn_matrix(const torch::Tensor& weight);
+// W / d with the backward above: u, v and `scale` (= [σ counts] / d²) are constants.
+torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
+                        const torch::Tensor& v, const torch::Tensor& scale);
+
+}  // namespace hamgan
