@@ -74,6 +74,7 @@ bool OpCounter::is_metadata_op(const std::string& name) { return metadata_ops().
 OpCounter::OpCounter(size_t phases) : counts_(std::max<size_t>(phases, 1)) {
   OpCounter* none = nullptr;
   if (!active.compare_exchange_strong(none, this)) throw Error("OpCounter: another counter is already counting");
+  open_ops.clear();  // an earlier counter removed mid-op leaves its frames behind
   handle_ = at::addThreadLocalCallback(at::RecordFunctionCallback(&OpCounter::on_start, &OpCounter::on_end)
                                            .needsInputs(true)
                                            .scopes({at::RecordScope::FUNCTION}));
