@@ -41,6 +41,13 @@ torch::Tensor sn_matrix(const torch::Tensor& w) {
   return w.reshape({w.size(0), -1});
 }
 
+SNDivisor sn_divisor(const torch::Tensor& sigma, const torch::Tensor& clamped) {
+  SNDivisor r;
+  r.d = torch::where(clamped, torch::clamp_min(sigma, 1.0), sigma);
+  r.scale = torch::where(clamped, sigma.ge(1.0), true).to(sigma.scalar_type()) / (r.d * r.d);
+  return r;
+}
+
 torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
                         const torch::Tensor& v, const torch::Tensor& scale) {
   return SpectralDivide::apply(weight, d, u, v, scale);

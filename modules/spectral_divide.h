@@ -12,6 +12,12 @@ namespace hamgan {
 // convolution's columns in (kh, kw, in) order. Any fixed order of the columns
 // has the same singular values and the same u; only v comes out permuted.
 torch::Tensor sn_matrix(const torch::Tensor& weight);
+// From σ: the divisor d (max(1, σ) where `clamped`, a bool tensor shaped like σ
+// or 0-dim, else σ) and the backward's scale, [σ counts] / d².
+struct SNDivisor {
+  torch::Tensor d, scale;
+};
+SNDivisor sn_divisor(const torch::Tensor& sigma, const torch::Tensor& clamped);
 // W / d with the backward above: u, v and `scale` (= [σ counts] / d²) are constants.
 torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
                         const torch::Tensor& v, const torch::Tensor& scale);

@@ -41,7 +41,8 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
   // writes u back only when training; u and v are constants for autograd, so
   // σ's gradient is u vᵀ, and σ = uᵀWv = ‖Wv‖ comes out of the iteration. The
   // same arithmetic as SpectralNormGroup's, which must give the same numbers.
-  torch::Tensor v, u_new, d, scale;
+  torch::Tensor v, u_new;
+  SNDivisor divisor;
   {
     torch::NoGradGuard no_grad;
     v = l2_normalize(torch::mv(w.t(), u), eps);  // (in)
@@ -51,11 +52,9 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
     u_new = wv * factor;  // (out)
     if (update) u.copy_(u_new);
     const torch::Tensor sigma = sum_squares * factor;
-    const bool clamp = mode == SNMode::kClamp;
-    d = clamp ? torch::clamp_min(sigma, 1.0) : sigma;
-    scale = (clamp ? sigma.ge(1.0).to(sigma.scalar_type()) : torch::ones_like(sigma)) / (d * d);
+    divisor = sn_divisor(sigma, torch::full({}, mode == SNMode::kClamp, sigma.options().dtype(torch::kBool)));
   }
-  return sn_divide(weight, d, u_new, v, scale);
+  return sn_divide(weight, divisor.d, u_new, v, divisor.scale);
 }
 
 void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out) {

@@ -64,7 +64,7 @@ void SpectralNormGroup::normalize(bool update) {
     row_owner_ = owners(rows_, device);
     clamped_ = torch::tensor(std::vector<int64_t>(clamped.begin(), clamped.end())).to(torch::kBool).to(device);
   }
-  torch::Tensor d, scale;
+  SNDivisor divisor;
   std::vector<torch::Tensor> u_new, v;
   {
     torch::NoGradGuard no_grad;
@@ -84,11 +84,10 @@ void SpectralNormGroup::normalize(bool update) {
       at::_foreach_copy_(stored, u_new);
     }
     const torch::Tensor sigma = u.sum_squares * u.factor;  // uᵀWv with u = Wv / ‖Wv‖
-    d = torch::where(clamped_, torch::clamp_min(sigma, 1.0), sigma);
-    scale = torch::where(clamped_, sigma.ge(1.0), true).to(sigma.scalar_type()) / (d * d);
+    divisor = sn_divisor(sigma, clamped_);
   }
   for (int64_t l = 0; l < count; ++l)
-    *slots_[l].prepared = sn_divide(*slots_[l].weight, d[l], u_new[l], v[l], scale[l]);
+    *slots_[l].prepared = sn_divide(*slots_[l].weight, divisor.d[l], u_new[l], v[l], divisor.scale[l]);
 }
 
 void SpectralNormGroup::release() {
