@@ -1,6 +1,7 @@
 // The default batch read and the channel-converting wrapper.
 #include "data/dataset.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/errors.h"
@@ -22,6 +23,15 @@ void Dataset::get_batch(const std::vector<int64_t>& indices, uint8_t* images, in
   }
 }
 
+void Dataset::read_chunk(int64_t k, uint8_t* images) const {
+  const int64_t rows = chunk_rows(), first = k * rows;
+  if (rows < 1 || first < 0 || first >= size()) throw DataError(describe() + ": no chunk " + std::to_string(k));
+  std::vector<int64_t> indices(std::min(rows, size() - first));
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = first + static_cast<int64_t>(i);
+  std::vector<int64_t> labels(indices.size());
+  get_batch(indices, images, labels.data());
+}
+
 namespace {
 
 class ChannelAdapter : public Dataset {
@@ -41,6 +51,14 @@ class ChannelAdapter : public Dataset {
     inner_->get_batch(indices, native.data_ptr<uint8_t>(), labels);
     auto out = torch::from_blob(images, {b, channels_, h, w}, torch::kUInt8);
     for (int64_t i = 0; i < b; ++i) out[i].copy_(convert_channels(native[i], channels_));
+  }
+  int64_t chunk_rows() const override { return inner_->chunk_rows(); }
+  void read_chunk(int64_t k, uint8_t* images) const override {
+    const int64_t rows = std::min(chunk_rows(), size() - k * chunk_rows()), h = height(), w = width();
+    auto native = torch::empty({rows, inner_->channels(), h, w}, torch::kUInt8);
+    inner_->read_chunk(k, native.data_ptr<uint8_t>());
+    auto out = torch::from_blob(images, {rows, channels_, h, w}, torch::kUInt8);
+    for (int64_t i = 0; i < rows; ++i) out[i].copy_(convert_channels(native[i], channels_));
   }
   int64_t num_classes() const override { return inner_->num_classes(); }
   int64_t channels() const override { return channels_; }

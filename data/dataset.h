@@ -35,18 +35,29 @@ class Dataset {
   // order) and `labels` (B). Formats override it to read efficiently (HDF5
   // reads sorted runs of neighbours in one call). Thread-safe.
   virtual void get_batch(const std::vector<int64_t>& indices, uint8_t* images, int64_t* labels) const;
+  // Examples [k·chunk_rows(), (k+1)·chunk_rows()) are stored and decoded
+  // together (an HDF5 chunk): reading one of them costs the whole chunk, so
+  // the loader visits them together (data/epoch_order.h). 0: random access is cheap.
+  virtual int64_t chunk_rows() const { return 0; }
+  // Decodes chunk k whole into `images` ((rows, C, H, W) bytes, rows = the
+  // examples it holds). The default reads them with get_batch. Thread-safe.
+  virtual void read_chunk(int64_t k, uint8_t* images) const;
 };
 
 struct DatasetSpec {
-  std::string path = kDefaultFashionMnistDir;  // IDX dir, image folder or .hdf5 file
+  std::string path = kDefaultFashionMnistDir;  // IDX dir, image folder, .hdf5 or .zip file
   std::string split = "train";                 // IDX: train | test
   int64_t size = 32;       // target side for IDX (padded/resized) and image folders
   int64_t channels = 0;    // 0: the source's own (IDX 1, folders/HDF5 3); 1 or 3 converts
   bool in_memory = false;  // HDF5: load the whole file when it fits
   bool idx_resize = false; // IDX: resize 28→size (bilinear) instead of zero-padding
   bool quiet = false;      // no warnings on stderr (skipped files are still counted)
+  // Image folders and ZIP: "default" (folders: BigGAN's crop to `size`; ZIP: as
+  // stored), "center-crop-biggan" or "center-crop-dhariwal" (data/image_transform.h).
+  std::string transform = "default";
 };
-// HDF5 files keep their own image size: `size` applies to IDX and folders only.
+// HDF5 and ZIP files keep their own image size (unless a ZIP is given a
+// transform): `size` applies to IDX and folders.
 
 // Detects the format from the path and opens it; bad input throws DataError.
 std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec);

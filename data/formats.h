@@ -20,4 +20,8 @@ std::shared_ptr<Dataset> open_image_folder_dataset(const DatasetSpec& spec);
 std::shared_ptr<Dataset> open_hdf5_dataset(const DatasetSpec& spec);
 bool looks_like_hdf5(const std::string& path);
 
+// ZIP of PNG/JPEG members plus an optional dataset.json (StyleGAN/EDM
+// dataset_tool.py); looks_like_zip is in data/zip_archive.h.
+std::shared_ptr<Dataset> open_zip_dataset(const DatasetSpec& spec);
+
 }  // namespace hamgan

@@ -1,6 +1,14 @@
 #include "data/hdf5_common.h"
 
+#include <atomic>
+
 namespace hamgan::hdf5 {
+namespace {
+std::atomic<int64_t> g_decompressions{0};
+}  // namespace
+
+int64_t chunk_decompressions() { return g_decompressions.load(); }
+void count_chunk_decompression() { ++g_decompressions; }
 
 void quiet_errors() {
   // Thread-safe HDF5 keeps the error stack, and its auto-print setting, per

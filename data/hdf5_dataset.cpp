@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "data/formats.h"
+#include "data/hdf5_chunks.h"
 #include "data/hdf5_common.h"
 #include "data/hdf5_lzf.h"
 #include "data/hdf5_storage.h"
@@ -78,6 +79,15 @@ class Hdf5Dataset : public Dataset {
       s = e;
     }
   }
+  int64_t chunk_rows() const override { return memory_.empty() ? chunks_.rows() : 0; }
+  void read_chunk(int64_t k, uint8_t* images) const override {
+    const int64_t rows = chunks_.rows(), count = std::min(rows, n_ - k * rows), per = c_ * h_ * w_;
+    TORCH_CHECK(rows > 0 && k >= 0 && count > 0, "HDF5 chunk out of range");
+    if (!nhwc_) return chunks_.read(imgs_, k, count, images);
+    std::vector<uint8_t> stored(count * per);
+    chunks_.read(imgs_, k, count, stored.data());
+    for (int64_t i = 0; i < count; ++i) place(stored.data() + i * per, images + i * per);
+  }
   int64_t num_classes() const override { return num_classes_; }
   int64_t channels() const override { return c_; }
   int64_t height() const override { return h_; }
@@ -140,9 +150,10 @@ class Hdf5Dataset : public Dataset {
       if (labels_[i] < 0 || labels_[i] >= num_classes_)
         throw DataError(path_ + ": label " + std::to_string(labels_[i]) + " at index " + std::to_string(i) +
                         " is outside [0, " + std::to_string(num_classes_) + ")");
-    // Uncompressed chunks are read straight from the file (no chunk cache: a
-    // cached 24 MB chunk per random image would be far slower); compressed
-    // ones need the cache to avoid decompressing a chunk per image.
+    // Single images of uncompressed chunks are read straight from the file
+    // (a cached 24 MB chunk per random image would be far slower). Whole
+    // chunks, which the loader reads under chunk windows, bypass the cache.
+    chunks_ = hdf5::ChunkReader(imgs_, dims_, path_);
     if (imgs_.getCreatePlist().getNfilters() == 0) {
       H5::DSetAccPropList dapl;
       dapl.setChunkCache(0, 0, 1.0);
@@ -205,6 +216,7 @@ class Hdf5Dataset : public Dataset {
   std::string path_;
   H5::H5File file_;
   H5::DataSet imgs_;
+  hdf5::ChunkReader chunks_;
   hsize_t dims_[4] = {0, 0, 0, 0};
   int64_t n_ = 0, c_ = 0, h_ = 0, w_ = 0, num_classes_ = 0;
   bool nhwc_ = false;

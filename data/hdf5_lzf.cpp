@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "data/hdf5_common.h"
+
 namespace hamgan::hdf5 {
 namespace {
 
@@ -44,6 +46,7 @@ size_t lzf_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], 
     const size_t chunk_bytes = cd_values[2];
     void* out = std::malloc(chunk_bytes);
     if (!out) return 0;
+    count_chunk_decompression();
     const unsigned got = lzf_decompress(*buf, static_cast<unsigned>(nbytes), out, static_cast<unsigned>(chunk_bytes));
     if (got != chunk_bytes) {  // corrupt, or a different size than recorded
       std::free(out);

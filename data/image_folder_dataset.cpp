@@ -6,6 +6,7 @@
 // sorted: the way pytorch-fid, clean-fid and torch-fidelity take a folder. Pixels follow
 // BigGAN-PyTorch's ImageNet preparation (make_hdf5.py): RGB, centred square crop of
 // side min(H, W), then PIL-exact bilinear resize; see docs/data.md for rounding.
+// `transform` center-crop-dhariwal swaps in ADM's recipe (data/image_transform.h).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -13,7 +14,7 @@
 #include "core/errors.h"
 #include "data/formats.h"
 #include "data/image_io.h"
-#include "data/image_ops.h"
+#include "data/image_transform.h"
 
 namespace hamgan {
 namespace {
@@ -51,7 +52,9 @@ std::vector<fs::path> image_files(const fs::path& dir, bool recursive) {
 
 class ImageFolderDataset : public Dataset {
  public:
-  explicit ImageFolderDataset(const DatasetSpec& spec) : root_(spec.path), size_(spec.size) {
+  explicit ImageFolderDataset(const DatasetSpec& spec)
+      : root_(spec.path), size_(spec.size), transform_(spec.transform) {
+    check_transform_name(transform_);
     std::error_code ec;
     std::vector<fs::path> class_dirs;
     for (const auto& e : fs::directory_iterator(root_, ec))
@@ -88,9 +91,7 @@ class ImageFolderDataset : public Dataset {
   int64_t size() const override { return static_cast<int64_t>(files_.size()); }
   Example get(int64_t index) const override {
     TORCH_CHECK(index >= 0 && index < size(), "image folder index out of range");
-    auto img = convert_channels(load_image(files_[index]), 3);  // RGB, as PIL convert("RGB")
-    img = resize_bilinear_pil(center_crop_square(img), size_, size_);
-    return {img, labels_[index]};
+    return {apply_transform(load_image(files_[index]), transform_, size_), labels_[index]};
   }
   int64_t label(int64_t index) const override { return labels_.at(index); }
   int64_t num_classes() const override { return static_cast<int64_t>(classes_.size()); }
@@ -99,12 +100,13 @@ class ImageFolderDataset : public Dataset {
   int64_t width() const override { return size_; }
   std::string describe() const override {
     return "image folder " + root_ + " (" + std::to_string(classes_.size()) + " classes, cropped and resized to " +
-           std::to_string(size_) + ")";
+           std::to_string(size_) + (transform_ == kTransformDefault ? "" : " by " + transform_) + ")";
   }
 
  private:
   std::string root_;
   int64_t size_;
+  std::string transform_;
   std::vector<std::string> classes_, files_;
   std::vector<int64_t> labels_;
   int64_t skipped_ = 0;

@@ -168,13 +168,21 @@ bool png_header_size(FILE* fp, uint64_t* width, uint64_t* height) {
 torch::Tensor load_png(const std::string& path) {
   FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw DataError(path + ": cannot open (" + std::strerror(errno) + ")");
+  try {
+    auto image = read_png(fp, path);
+    std::fclose(fp);
+    return image;
+  } catch (...) {
+    std::fclose(fp);
+    throw;
+  }
+}
+
+torch::Tensor read_png(FILE* fp, const std::string& name) {
   uint64_t width = 0, height = 0;
   if (png_header_size(fp, &width, &height)) {
     const std::string problem = image_size_problem(width, height);
-    if (!problem.empty()) {
-      std::fclose(fp);
-      throw DataError(path + ": " + problem);
-    }
+    if (!problem.empty()) throw DataError(name + ": " + problem);
   }
   std::vector<uint8_t> pixels;
   PngImage img;
@@ -185,8 +193,7 @@ torch::Tensor load_png(const std::string& path) {
   } catch (const std::bad_alloc&) {
     std::snprintf(err.message, sizeof err.message, "image too large");
   }
-  std::fclose(fp);
-  if (!ok) throw DataError(path + ": not a readable PNG (" + err.message + ")");
+  if (!ok) throw DataError(name + ": not a readable PNG (" + err.message + ")");
   auto hwc = torch::from_blob(pixels.data(), {int64_t(img.height), int64_t(img.width), img.channels},
                               torch::kUInt8);
   // clone, not contiguous(): with C = 1 the permuted view already counts as

@@ -3,6 +3,7 @@
 // JPEG (libjpeg-turbo) decoding for image-folder datasets.
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <string>
 
 #include "data/image_limits.h"
@@ -18,6 +19,10 @@ void save_png_grid(const torch::Tensor& images, const std::string& path, int64_t
 void save_png(const torch::Tensor& image, const std::string& path);
 // Decodes a PNG to uint8 (C, H, W); throws DataError on a bad file.
 torch::Tensor load_png(const std::string& path);
+// The PNG and JPEG decoders on an open stream (a file, or bytes in memory
+// through fmemopen: data/image_bytes.h); `name` is what errors name.
+torch::Tensor read_png(std::FILE* fp, const std::string& name);
+torch::Tensor read_jpeg(std::FILE* fp, const std::string& name);
 
 // [-1, 1] float to uint8 with round-half-up and clamping.
 torch::Tensor to_uint8(const torch::Tensor& images);

@@ -9,12 +9,14 @@
 #include <csetjmp>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "data/image_io.h"
 #include "data/image_limits.h"
+#include "data/jpeg_source.h"
 
 namespace hamgan {
 namespace {
@@ -44,7 +46,23 @@ struct JpegImage {
   bool refused = false;  // over the size limits; err->message says why
 };
 
-bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegError* err) {
+// CMYK → RGB as R = (255 − C)(255 − K)/255; Adobe files store the channels
+// inverted, so there R = C·K/255. (PIL does the same for inverted CMYK.)
+void cmyk_row_to_rgb(const uint8_t* cmyk, size_t width, bool adobe, uint8_t* rgb) {
+  for (size_t x = 0; x < width; ++x) {
+    const int k = adobe ? cmyk[4 * x + 3] : 255 - cmyk[4 * x + 3];
+    for (int ch = 0; ch < 3; ++ch) {
+      const int v = adobe ? cmyk[4 * x + ch] : 255 - cmyk[4 * x + ch];
+      rgb[3 * x + ch] = uint8_t((v * k + 127) / 255);
+    }
+  }
+}
+
+// Decodes into `out` as libjpeg gives it, interleaved (H, W, C), C = 1 or 3
+// (CMYK rows are converted through `row`). The buffers and the source belong
+// to the caller, so a longjmp leaves nothing to destroy in this frame.
+bool read_jpeg_file(FILE* fp, JpegBlockSource* source, std::unique_ptr<uint8_t[]>* out, std::vector<uint8_t>* row,
+                    JpegImage* img, JpegError* err) {
   jpeg_decompress_struct cinfo;
   cinfo.err = jpeg_std_error(&err->mgr);
   err->mgr.error_exit = on_jpeg_error;
@@ -54,7 +72,7 @@ bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegErr
     return false;
   }
   jpeg_create_decompress(&cinfo);
-  jpeg_stdio_src(&cinfo, fp);
+  jpeg_block_src(&cinfo, source, fp);
   jpeg_read_header(&cinfo, TRUE);
   {  // scoped so that no string is alive across the longjmp
     const std::string problem = image_size_problem(cinfo.image_width, cinfo.image_height);
@@ -72,12 +90,15 @@ bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegErr
   jpeg_start_decompress(&cinfo);
   img->width = cinfo.output_width;
   img->height = cinfo.output_height;
-  img->channels = cinfo.output_components;
+  img->channels = cinfo.output_components == 1 ? 1 : 3;
   const size_t stride = size_t(img->width) * img->channels;
-  out->resize(stride * img->height);
+  out->reset(new uint8_t[stride * img->height]);  // not zeroed: every byte is decoded
+  if (img->cmyk) row->resize(size_t(img->width) * 4);
   while (cinfo.output_scanline < cinfo.output_height) {
-    JSAMPROW row = out->data() + size_t(cinfo.output_scanline) * stride;
-    jpeg_read_scanlines(&cinfo, &row, 1);
+    uint8_t* dst = out->get() + size_t(cinfo.output_scanline) * stride;
+    JSAMPROW rows = img->cmyk ? row->data() : dst;
+    jpeg_read_scanlines(&cinfo, &rows, 1);
+    if (img->cmyk) cmyk_row_to_rgb(row->data(), img->width, img->adobe, dst);
   }
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
@@ -89,39 +110,38 @@ bool read_jpeg_file(FILE* fp, std::vector<uint8_t>* out, JpegImage* img, JpegErr
 torch::Tensor load_jpeg(const std::string& path) {
   FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw DataError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::vector<uint8_t> pixels;
+  try {
+    auto image = read_jpeg(fp, path);
+    std::fclose(fp);
+    return image;
+  } catch (...) {
+    std::fclose(fp);
+    throw;
+  }
+}
+
+torch::Tensor read_jpeg(FILE* fp, const std::string& name) {
+  std::unique_ptr<uint8_t[]> pixels;
+  std::vector<uint8_t> row;
+  auto source = std::make_unique<JpegBlockSource>();
   JpegImage img;
   JpegError err;
   bool ok = false;
   try {
-    ok = read_jpeg_file(fp, &pixels, &img, &err);
+    ok = read_jpeg_file(fp, source.get(), &pixels, &row, &img, &err);
   } catch (const std::bad_alloc&) {
     std::snprintf(err.message, sizeof err.message, "image too large");
   }
-  std::fclose(fp);
-  if (!ok && img.refused) throw DataError(path + ": " + err.message);
-  if (!ok) throw DataError(path + ": not a readable JPEG (" + err.message + ")");
-  const int64_t h = img.height, w = img.width;
-  if (img.cmyk) {
-    // CMYK → RGB as R = (255 − C)(255 − K)/255; Adobe files store the channels
-    // inverted, so there R = C·K/255. (PIL does the same for inverted CMYK.)
-    std::vector<uint8_t> rgb(size_t(h * w * 3));
-    for (int64_t i = 0; i < h * w; ++i) {
-      int k = pixels[4 * i + 3];
-      if (!img.adobe) k = 255 - k;
-      for (int ch = 0; ch < 3; ++ch) {
-        int v = pixels[4 * i + ch];
-        if (!img.adobe) v = 255 - v;
-        rgb[3 * i + ch] = uint8_t((v * k + 127) / 255);
-      }
-    }
-    pixels.swap(rgb);
-    img.channels = 3;
-  }
-  auto hwc = torch::from_blob(pixels.data(), {h, w, int64_t(img.channels)}, torch::kUInt8);
-  // clone, not contiguous(): with C = 1 the permuted view already counts as
-  // contiguous and would keep pointing into `pixels`, freed on return.
-  return hwc.permute({2, 0, 1}).clone(at::MemoryFormat::Contiguous);  // (H, W, C) → (C, H, W)
+  if (!ok && img.refused) throw DataError(name + ": " + err.message);
+  if (!ok) throw DataError(name + ": not a readable JPEG (" + err.message + ")");
+  const int64_t c = img.channels, h = img.height, w = img.width;
+  // (C, H, W) as a view of the interleaved bytes, which it takes over: no
+  // copy, and the resize reads the layout as it is (data/image_ops.cpp);
+  // .contiguous() gives planes where they are needed.
+  auto tensor = torch::from_blob(
+      pixels.get(), {c, h, w}, {1, w * c, c}, [](void* p) { delete[] static_cast<uint8_t*>(p); }, torch::kUInt8);
+  pixels.release();
+  return tensor;
 }
 
 void save_jpeg(const torch::Tensor& image, const std::string& path, int quality) {

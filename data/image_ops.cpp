@@ -1,7 +1,10 @@
 #include "data/image_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include "data/pil_resample.h"
 
 namespace hamgan {
 namespace {
@@ -9,19 +12,44 @@ namespace {
 // Python's round(): half to even.
 int64_t round_half_even(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
 
-constexpr int kPrecisionBits = 32 - 8 - 2;  // PIL Resample.c PRECISION_BITS
+constexpr int kPrecisionBits = kPilPrecisionBits;
 
-struct Coeffs {
-  int64_t support_len = 0;
-  std::vector<int> first, count;  // per output pixel: first input pixel, taps
-  std::vector<int> weights;       // out × support_len fixed-point weights
+using Coeffs = PilTaps;  // per output pixel: first input pixel, taps, fixed-point weights
+
+// PIL's filters (Resample.c): the kernel and its support at scale 1. BOX is
+// deliberately asymmetric, (-0.5, 0.5], so it is evaluated on the signed offset.
+double box_filter(double x) { return x > -0.5 && x <= 0.5 ? 1.0 : 0.0; }
+double bilinear_filter(double x) {
+  x = std::fabs(x);
+  return x < 1.0 ? 1.0 - x : 0.0;
+}
+double bicubic_filter(double x) {  // cubic convolution with a = -0.5
+  constexpr double a = -0.5;
+  x = std::fabs(x);
+  if (x < 1.0) return ((a + 2.0) * x - (a + 3.0)) * x * x + 1;
+  if (x < 2.0) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0.0;
+}
+
+struct Filter {
+  double (*kernel)(double);
+  double support;
 };
 
-// PIL precompute_coeffs + normalize_coeffs_8bpc for the bilinear filter.
-Coeffs precompute(int64_t in_size, int64_t out_size) {
+Filter filter_of(PilFilter f) {
+  switch (f) {
+    case PilFilter::kBox: return {box_filter, 0.5};
+    case PilFilter::kBilinear: return {bilinear_filter, 1.0};
+    case PilFilter::kBicubic: return {bicubic_filter, 2.0};
+  }
+  return {bilinear_filter, 1.0};
+}
+
+// PIL precompute_coeffs + normalize_coeffs_8bpc.
+Coeffs precompute(int64_t in_size, int64_t out_size, const Filter& filter) {
   const double scale = double(in_size) / double(out_size);
   const double filterscale = scale < 1.0 ? 1.0 : scale;
-  const double support = 1.0 * filterscale;
+  const double support = filter.support * filterscale;
   Coeffs c;
   c.support_len = static_cast<int64_t>(std::ceil(support)) * 2 + 1;
   c.first.resize(out_size);
@@ -38,8 +66,7 @@ Coeffs precompute(int64_t in_size, int64_t out_size) {
     xmax -= xmin;
     double ww = 0.0;
     for (int64_t x = 0; x < xmax; ++x) {
-      double t = std::fabs((x + xmin - center + 0.5) * ss);
-      const double w = t < 1.0 ? 1.0 - t : 0.0;
+      const double w = filter.kernel((x + xmin - center + 0.5) * ss);
       k[x] = w;
       ww += w;
     }
@@ -54,57 +81,81 @@ Coeffs precompute(int64_t in_size, int64_t out_size) {
   return c;
 }
 
-inline uint8_t clip8(int64_t ss) {
-  const int64_t v = ss >> kPrecisionBits;
-  return v < 0 ? 0 : v > 255 ? 255 : static_cast<uint8_t>(v);
-}
-
 }  // namespace
 
 torch::Tensor center_crop_square(const torch::Tensor& image) {
   const int64_t h = image.size(1), w = image.size(2), side = std::min(h, w);
   const int64_t top = round_half_even((h - side) / 2.0), left = round_half_even((w - side) / 2.0);
-  return image.narrow(1, top, side).narrow(2, left, side).contiguous();
+  return image.narrow(1, top, side).narrow(2, left, side);  // a view: the resize reads it in place
 }
 
 torch::Tensor resize_bilinear_pil(const torch::Tensor& image, int64_t out_h, int64_t out_w) {
-  auto src = image.contiguous();
-  const int64_t ch = src.size(0), in_h = src.size(1), in_w = src.size(2);
-  if (in_h == out_h && in_w == out_w) return src.clone();
-  // Horizontal pass (skipped when the width is unchanged, as in PIL).
-  torch::Tensor mid = src;
-  if (in_w != out_w) {
-    const Coeffs cx = precompute(in_w, out_w);
-    mid = torch::empty({ch, in_h, out_w}, torch::kUInt8);
-    const uint8_t* in = src.data_ptr<uint8_t>();
-    uint8_t* out = mid.data_ptr<uint8_t>();
-    for (int64_t r = 0; r < ch * in_h; ++r) {
-      const uint8_t* row = in + r * in_w;
-      for (int64_t x = 0; x < out_w; ++x) {
-        const int* k = &cx.weights[x * cx.support_len];
-        int64_t ss = int64_t(1) << (kPrecisionBits - 1);
-        for (int t = 0; t < cx.count[x]; ++t) ss += int64_t(row[cx.first[x] + t]) * k[t];
-        out[r * out_w + x] = clip8(ss);
-      }
-    }
-  }
-  if (in_h == out_h) return mid;
-  const Coeffs cy = precompute(in_h, out_h);
-  auto dst = torch::empty({ch, out_h, out_w}, torch::kUInt8);
-  const uint8_t* in = mid.data_ptr<uint8_t>();
+  return resize_pil(image, out_h, out_w, PilFilter::kBilinear);
+}
+
+namespace {
+
+// PIL's 8-bit horizontal pass: every row of every channel to out_w samples.
+torch::Tensor horizontal_pass(const torch::Tensor& src, int64_t out_w, const Filter& f) {
+  const int64_t ch = src.size(0), h = src.size(1), in_w = src.size(2);
+  auto dst = torch::empty({ch, h, out_w}, torch::kUInt8);
+  // Any strides, so a crop of interleaved pixels (as libjpeg decodes them) is
+  // read in place, never copied: it comes out planar. The channels of one
+  // pixel row are then taken together, for locality.
+  const uint8_t* in = src.data_ptr<uint8_t>();
   uint8_t* out = dst.data_ptr<uint8_t>();
-  for (int64_t c = 0; c < ch; ++c) {
-    const uint8_t* plane = in + c * in_h * out_w;
-    for (int64_t y = 0; y < out_h; ++y) {
-      const int* k = &cy.weights[y * cy.support_len];
-      for (int64_t x = 0; x < out_w; ++x) {
-        int64_t ss = int64_t(1) << (kPrecisionBits - 1);
-        for (int t = 0; t < cy.count[y]; ++t) ss += int64_t(plane[(cy.first[y] + t) * out_w + x]) * k[t];
-        out[(c * out_h + y) * out_w + x] = clip8(ss);
-      }
-    }
+  const bool interleaved = src.stride(0) < src.stride(1);
+  std::vector<const uint8_t*> in_rows;
+  std::vector<uint8_t*> out_rows;
+  for (int64_t i = 0; i < ch * h; ++i) {
+    const int64_t c = interleaved ? i % ch : i / h, y = interleaved ? i / ch : i % h;
+    in_rows.push_back(in + c * src.stride(0) + y * src.stride(1));
+    out_rows.push_back(out + (c * h + y) * out_w);
   }
+  pil_resample_rows(in_rows, src.stride(2), in_w, precompute(in_w, out_w, f), out_rows);
   return dst;
+}
+
+// PIL's 8-bit vertical pass: every column of every channel to out_h samples.
+torch::Tensor vertical_pass(const torch::Tensor& src, int64_t out_h, const Filter& f) {
+  const int64_t ch = src.size(0), in_h = src.size(1), w = src.size(2);
+  const auto planar = src.contiguous();
+  auto dst = torch::empty({ch, out_h, w}, torch::kUInt8);
+  pil_resample_columns(planar.data_ptr<uint8_t>(), ch, in_h, w, precompute(in_h, out_h, f), dst.data_ptr<uint8_t>());
+  return dst;
+}
+
+}  // namespace
+
+torch::Tensor resize_pil(const torch::Tensor& image, int64_t out_h, int64_t out_w, PilFilter filter) {
+  const Filter f = filter_of(filter);
+  auto img = image;  // any strides (horizontal_pass)
+  const int64_t in_h = img.size(1), in_w = img.size(2);
+  if (in_h == out_h && in_w == out_w) return img.is_contiguous() ? img.clone() : img.contiguous();
+  // The order changes the rounding between passes. Pillow 13 runs the vertical
+  // pass first when the height shrinks by more than twice as many pixels as
+  // the width does (never for a square resized to a square). A pass whose size
+  // is unchanged is skipped, as in Pillow.
+  const bool vertical_first = out_h < in_h && 2 * (in_w - out_w) < in_h - out_h;
+  if (vertical_first) {
+    img = vertical_pass(img, out_h, f);
+    return in_w == out_w ? img : horizontal_pass(img, out_w, f);
+  }
+  if (in_w != out_w) img = horizontal_pass(img, out_w, f);
+  return in_h == out_h ? img : vertical_pass(img, out_h, f);
+}
+
+torch::Tensor center_crop_dhariwal(const torch::Tensor& image, int64_t size) {
+  auto img = image;
+  // Halve with BOX while the short side stays at least twice the target: cheap
+  // antialiasing before the one BICUBIC step.
+  while (std::min(img.size(1), img.size(2)) >= 2 * size)
+    img = resize_pil(img, img.size(1) / 2, img.size(2) / 2, PilFilter::kBox);
+  const double scale = double(size) / double(std::min(img.size(1), img.size(2)));
+  img = resize_pil(img, round_half_even(double(img.size(1)) * scale), round_half_even(double(img.size(2)) * scale),
+                   PilFilter::kBicubic);
+  const int64_t top = (img.size(1) - size) / 2, left = (img.size(2) - size) / 2;
+  return img.narrow(1, top, size).narrow(2, left, size).contiguous();
 }
 
 torch::Tensor pad_to_square(const torch::Tensor& image, int64_t size, uint8_t value) {

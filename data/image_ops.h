@@ -9,11 +9,29 @@ namespace hamgan {
 // CenterCropLongEdge does (docs/data.md, "Sources").
 torch::Tensor center_crop_square(const torch::Tensor& image);
 
-// PIL's Image.resize(BILINEAR) re-implemented exactly: a triangle filter
-// widened by the downscale factor (so it antialiases), horizontal pass then
-// vertical pass, 22-bit fixed-point weights and a uint8 round between passes.
-// This is what torchvision's Resize does to PIL images in BigGAN-PyTorch.
+// PIL's resampling filters (Pillow's src/libImaging/Resample.c): BOX (support
+// 0.5), BILINEAR (triangle, support 1), BICUBIC (cubic convolution a = -0.5,
+// support 2).
+enum class PilFilter { kBox, kBilinear, kBicubic };
+
+// PIL's Image.resize(size, filter) re-implemented exactly (Pillow 13) for
+// uint8 L and RGB images: the kernel widened by the downscale factor (so it
+// antialiases), normalised per output pixel, 22-bit fixed-point weights, two
+// separable passes with a uint8 clip between them (horizontal first unless
+// the height shrinks by more than twice as many pixels as the width), a pass
+// skipped when its side is unchanged. Channels are independent, as in PIL.
+torch::Tensor resize_pil(const torch::Tensor& image, int64_t out_h, int64_t out_w, PilFilter filter);
+
+// resize_pil with BILINEAR: what torchvision's Resize does to PIL images in
+// BigGAN-PyTorch.
 torch::Tensor resize_bilinear_pil(const torch::Tensor& image, int64_t out_h, int64_t out_w);
+
+// ADM's center_crop_arr (openai/guided-diffusion, image_datasets.py), the
+// `center-crop-dhariwal` of EDM2's dataset_tool.py: halve with BOX while the
+// short side is at least 2·size, BICUBIC-resize the short side to `size`
+// (long side round(L·scale), Python rounding), then crop size×size at offsets
+// ((H' − size) // 2, (W' − size) // 2).
+torch::Tensor center_crop_dhariwal(const torch::Tensor& image, int64_t size);
 
 // Centres the image on a size×size canvas of `value` (cropping centrally if
 // it is larger).

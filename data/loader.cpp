@@ -2,7 +2,7 @@
 // function of (seed, epoch, index): workers take batch numbers in order, build
 // them independently and the consumer returns them strictly in order, so thread
 // timing never changes content. Epochs drop the last partial batch (BigGAN's
-// drop_last), so every batch has batch_size examples from one permutation.
+// drop_last), so every batch has batch_size examples from one epoch's order.
 #include "data/loader.h"
 
 #include <condition_variable>
@@ -12,41 +12,17 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "data/chunk_cache.h"
+#include "data/epoch_order.h"
 
 namespace hamgan {
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Fisher–Yates driven by splitmix64, seeded from (seed, epoch): our own
-// generator so the order never depends on the LibTorch version.
-std::vector<int64_t> permutation(uint64_t seed, int64_t epoch, int64_t n) {
-  std::vector<int64_t> p(n);
-  for (int64_t i = 0; i < n; ++i) p[i] = i;
-  uint64_t state = splitmix64(seed ^ splitmix64(0x5EED0000ull + uint64_t(epoch)));
-  for (int64_t i = n - 1; i > 0; --i) {
-    state = splitmix64(state);
-    const auto j = static_cast<int64_t>((static_cast<unsigned __int128>(state) * uint64_t(i + 1)) >> 64);
-    std::swap(p[i], p[j]);
-  }
-  return p;
-}
-
-bool flip_bit(uint64_t seed, int64_t epoch, int64_t index) {
-  return splitmix64(splitmix64(seed ^ 0xF1100000ull) ^ splitmix64(uint64_t(epoch) * 0x100000001B3ull + uint64_t(index))) & 1;
-}
-
-// ToTensor + Normalize(0.5, 0.5) in float32, as torchvision computes it.
-struct Lut {
-  float v[256];
-  Lut() {
-    for (int i = 0; i < 256; ++i) v[i] = (float(i) / 255.0f - 0.5f) / 0.5f;
-  }
+// One rank's epoch and, under chunk windows, how many of its examples each
+// chunk gives from the loader's first batch there on (when it may be dropped).
+struct EpochPlan {
+  std::vector<int64_t> order;
+  std::vector<int64_t> uses;
 };
 
 }  // namespace
@@ -54,69 +30,75 @@ struct Lut {
 struct DataLoader::State {
   std::shared_ptr<Dataset> dataset;
   LoaderOptions opt;
-  int64_t n = 0, c = 0, h = 0, w = 0;
+  OrderSpec order;
+  int64_t batches = 0, local = 0;  // batches per epoch, examples per batch of this rank
+  int64_t c = 0, h = 0, w = 0;
   bool pin = false;  // pin_memory and a CUDA device present
-  Lut lut;
+  LoaderPosition first;  // the first batch this loader builds
+  std::unique_ptr<ChunkCache> chunks;
 
   std::mutex mu;
   std::condition_variable cv;
   bool stop = false;
   int64_t next_assign = 0, next_return = 0;
   LoaderPosition assign_pos, returned_pos;
-  std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms;  // by epoch, a few kept
+  std::map<int64_t, std::shared_ptr<const EpochPlan>> plans;  // by epoch, a few kept
   std::map<int64_t, Batch> ready;
   std::map<int64_t, std::exception_ptr> failed;
   std::vector<std::thread> threads;
 
-  // Normalizes a start position: a batch that would run past the epoch's end
+  // Normalizes a position: a batch that would run past the epoch's end
   // starts the next epoch instead.
   LoaderPosition normalize(LoaderPosition p) const {
-    if (p.index + opt.batch_size > n) return {p.epoch + 1, 0};
+    if (p.index + opt.batch_size > batches * opt.batch_size) return {p.epoch + 1, 0};
     return p;
   }
 
-  std::shared_ptr<const std::vector<int64_t>> perm_for(int64_t epoch) {  // caller holds mu
-    auto it = perms.find(epoch);
-    if (it != perms.end()) return it->second;
-    auto p = std::make_shared<const std::vector<int64_t>>(permutation(opt.seed, epoch, n));
-    perms[epoch] = p;
-    while (perms.size() > 3) perms.erase(perms.begin());
-    return p;
-  }
-
-  Batch build(LoaderPosition pos, const std::vector<int64_t>& perm) const {
-    const int64_t b = opt.batch_size / opt.shards, per = c * h * w, first = pos.index + opt.shard * b;
-    std::vector<int64_t> idx(perm.begin() + first, perm.begin() + first + b);
-    auto raw = torch::empty({b, c, h, w}, torch::kUInt8);
-    auto labels = torch::empty({b}, torch::kInt64);
-    dataset->get_batch(idx, raw.data_ptr<uint8_t>(), labels.data_ptr<int64_t>());
-    auto images = torch::empty({b, c, h, w}, torch::TensorOptions(torch::kFloat32).pinned_memory(pin));
-    const uint8_t* src = raw.data_ptr<uint8_t>();
-    float* dst = images.data_ptr<float>();
-    const int64_t nc = dataset->num_classes();
-    for (int64_t i = 0; i < b; ++i) {
-      const int64_t l = labels.data_ptr<int64_t>()[i];
-      if (l < 0 || l >= nc)
-        throw DataError(dataset->describe() + ": label " + std::to_string(l) + " of example " +
-                        std::to_string(idx[i]) + " is outside [0, " + std::to_string(nc) + ")");
-      const bool flip = opt.flip && flip_bit(opt.seed, pos.epoch, first + i);
-      const uint8_t* s = src + i * per;
-      float* d = dst + i * per;
-      for (int64_t r = 0; r < c * h; ++r, s += w, d += w) {
-        if (flip)
-          for (int64_t x = 0; x < w; ++x) d[x] = lut.v[s[w - 1 - x]];
-        else
-          for (int64_t x = 0; x < w; ++x) d[x] = lut.v[s[x]];
-      }
+  std::shared_ptr<const EpochPlan> plan_for(int64_t epoch) {  // caller holds mu
+    auto it = plans.find(epoch);
+    if (it != plans.end()) return it->second;
+    auto p = std::make_shared<EpochPlan>();
+    p->order = epoch_order(order, epoch);
+    if (chunks) {
+      p->uses.assign((dataset->size() + order.chunk_rows - 1) / order.chunk_rows, 0);
+      const int64_t from = epoch == first.epoch ? first.index / opt.batch_size * local : 0;
+      for (size_t i = from; i < p->order.size(); ++i) ++p->uses[p->order[i] / order.chunk_rows];
     }
-    return {images, labels};
+    plans[epoch] = p;
+    while (plans.size() > 3) plans.erase(plans.begin());
+    return p;
+  }
+
+  Batch build(LoaderPosition pos, const EpochPlan& plan) const {
+    const int64_t b = local, first_global = pos.index + opt.shard * b;
+    const auto from = plan.order.begin() + pos.index / opt.batch_size * b;
+    const std::vector<int64_t> idx(from, from + b);
+    Batch out{torch::empty({b, c, h, w}, torch::TensorOptions(torch::kUInt8).pinned_memory(pin)),
+              torch::empty({b}, torch::TensorOptions(torch::kInt64).pinned_memory(pin)),
+              torch::empty({b}, torch::TensorOptions(torch::kBool).pinned_memory(pin))};
+    int64_t* labels = out.labels.data_ptr<int64_t>();
+    if (chunks) {
+      chunks->gather(pos.epoch, idx, plan.uses, out.images.data_ptr<uint8_t>());
+      for (int64_t i = 0; i < b; ++i) labels[i] = dataset->label(idx[i]);
+    } else {
+      dataset->get_batch(idx, out.images.data_ptr<uint8_t>(), labels);
+    }
+    const int64_t nc = dataset->num_classes();
+    bool* flips = out.flips.data_ptr<bool>();
+    for (int64_t i = 0; i < b; ++i) {
+      if (labels[i] < 0 || labels[i] >= nc)
+        throw DataError(dataset->describe() + ": label " + std::to_string(labels[i]) + " of example " +
+                        std::to_string(idx[i]) + " is outside [0, " + std::to_string(nc) + ")");
+      flips[i] = opt.flip && flip_bit(opt.seed, pos.epoch, first_global + i);
+    }
+    return out;
   }
 
   void worker() {
     for (;;) {
       int64_t seq;
       LoaderPosition pos;
-      std::shared_ptr<const std::vector<int64_t>> perm;
+      std::shared_ptr<const EpochPlan> plan;
       {
         std::unique_lock<std::mutex> lock(mu);
         cv.wait(lock, [&] { return stop || next_assign < next_return + opt.prefetch; });
@@ -124,10 +106,10 @@ struct DataLoader::State {
         seq = next_assign++;
         pos = normalize(assign_pos);
         assign_pos = {pos.epoch, pos.index + opt.batch_size};
-        perm = perm_for(pos.epoch);
+        plan = plan_for(pos.epoch);
       }
       try {
-        Batch batch = build(pos, *perm);
+        Batch batch = build(pos, *plan);
         std::lock_guard<std::mutex> lock(mu);
         ready.emplace(seq, std::move(batch));
       } catch (...) {
@@ -145,6 +127,7 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, 
   if (!dataset) throw ConfigError("loader: no dataset");
   if (options.batch_size < 1) throw ConfigError("loader: batch_size must be >= 1");
   if (options.workers < 0) throw ConfigError("loader: workers must be >= 0");
+  if (options.shuffle_window < 0) throw ConfigError("loader: shuffle_window must be >= 0 (0: full shuffle)");
   if (options.prefetch < 1) options.prefetch = 1;
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards || options.batch_size % options.shards != 0)
     throw ConfigError("loader: batch_size " + std::to_string(options.batch_size) + " does not split into " +
@@ -159,11 +142,16 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, LoaderOptions options, 
                       ": the data changed since the run started; resume with the same data or start a new run");
   s.dataset = std::move(dataset);
   s.opt = options;
-  s.n = s.dataset->size();
+  s.local = options.batch_size / options.shards;
+  s.order = effective_order({s.dataset->size(), s.dataset->chunk_rows(), options.shuffle_window, s.local,
+                             options.shard, options.shards, options.seed});
+  s.batches = hamgan::batches_per_epoch(s.order);
+  if (s.order.windowed()) s.chunks = std::make_unique<ChunkCache>(*s.dataset);
   s.c = s.dataset->channels();
   s.h = s.dataset->height();
   s.w = s.dataset->width();
   s.pin = options.pin_memory && torch::cuda::is_available();
+  s.first = s.normalize(start);
   s.assign_pos = start;
   s.returned_pos = start;
   for (int64_t i = 0; i < options.workers; ++i) s.threads.emplace_back([&s] { s.worker(); });
@@ -182,12 +170,12 @@ Batch DataLoader::next() {
   auto& s = *state_;
   if (s.threads.empty()) {  // workers = 0: build on the calling thread
     const LoaderPosition pos = s.normalize(s.returned_pos);
-    std::shared_ptr<const std::vector<int64_t>> perm;
+    std::shared_ptr<const EpochPlan> plan;
     {
       std::lock_guard<std::mutex> lock(s.mu);
-      perm = s.perm_for(pos.epoch);
+      plan = s.plan_for(pos.epoch);
     }
-    Batch b = s.build(pos, *perm);
+    Batch b = s.build(pos, *plan);
     std::lock_guard<std::mutex> lock(s.mu);
     s.returned_pos = {pos.epoch, pos.index + s.opt.batch_size};
     return b;
@@ -213,5 +201,18 @@ LoaderPosition DataLoader::position() const {
 }
 
 const Dataset& DataLoader::dataset() const { return *state_->dataset; }
+int64_t DataLoader::batches_per_epoch() const { return state_->batches; }
+int64_t DataLoader::peak_chunks() const { return state_->chunks ? state_->chunks->peak_resident() : 0; }
+
+torch::Tensor model_images(const Batch& batch, torch::Device device) {
+  auto bytes = batch.images.to(device, /*non_blocking=*/true);
+  // Mirror the bytes before widening them: the cheapest place for the flip.
+  if (batch.flips.defined())
+    bytes = torch::where(batch.flips.to(device, /*non_blocking=*/true).view({-1, 1, 1, 1}), bytes.flip({3}), bytes);
+  // The same float32 operations as torchvision's ToTensor + Normalize(0.5, 0.5).
+  // 255 as a device tensor: CUDA turns division by a host scalar into a
+  // multiplication by its reciprocal, which rounds differently.
+  return bytes.to(torch::kFloat32).div_(torch::scalar_tensor(255.0f, bytes.options().dtype(torch::kFloat32))).sub_(0.5f).div_(0.5f);
+}
 
 }  // namespace hamgan

@@ -1,18 +1,21 @@
 #include "data/prepare.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <csignal>
 #include <cstring>
 #include <iostream>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "data/block_pipeline.h"
+#include "data/epoch_order.h"
 #include "data/hdf5_common.h"
-#include "data/hdf5_writer.h"
+#include "data/image_sink.h"
 
 namespace hamgan {
 namespace {
@@ -37,12 +40,19 @@ struct InterruptGuard {
   }
 };
 
-struct Block {
-  std::vector<uint8_t> pixels;  // (n, C, H, W)
-  std::vector<int64_t> labels;
-  std::vector<char> ok;
-  std::vector<std::string> errors;
-};
+// A chunked (compressed) file is read whole before shuffling: single images
+// in random order would decompress a chunk each.
+std::shared_ptr<Dataset> whole_in_memory(const PrepareConfig& config, const Dataset& ds) {
+  const uint64_t bytes = uint64_t(ds.size()) * ds.channels() * ds.height() * ds.width();
+  const uint64_t ram = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGE_SIZE));
+  if (bytes > ram / 10 * 8)
+    throw DataError(config.source.path + ": prepare --shuffle reads a chunked file into memory first and needs " +
+                    std::to_string(bytes >> 20) + " MiB, the machine has " + std::to_string(ram >> 20) +
+                    " MiB; shuffle from the source images instead (prepare --input FOLDER --shuffle)");
+  DatasetSpec spec = config.source;
+  spec.in_memory = true;
+  return open_dataset(spec);
+}
 
 }  // namespace
 
@@ -50,66 +60,53 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
   if (config.output.empty()) throw ConfigError("prepare: --output is required");
   if (config.workers < 1) throw ConfigError("prepare: workers must be >= 1");
   auto ds = open_dataset(config.source);
+  std::vector<int64_t> order;  // empty: the source's order
+  if (config.shuffle) {
+    if (ds->chunk_rows() > 0) ds = whole_in_memory(config, *ds);
+    order = permutation(uint64_t(config.shuffle_seed), 0, ds->size());
+  }
   const int64_t n = ds->size(), c = ds->channels(), h = ds->height(), w = ds->width(), per = c * h * w;
   PrepareResult result;
   result.num_classes = ds->num_classes();
   std::string first_error;
   InterruptGuard guard;
   write_atomically(config.output, [&](const std::string& tmp) {
-    Hdf5Writer writer(tmp, c, h, w, /*expected_images=*/n, config.compression);
+    auto writer = open_image_sink({config.format, config.output, config.compression}, tmp, c, h, w, n);
     std::optional<ProgressBar> bar;
     if (config.progress) bar.emplace("prepare", n, "img");
-    // Blocks of one HDF5 chunk: decoded in parallel (thread t takes every
-    // T-th image), appended in source order, so the file is deterministic.
-    const int64_t block = hdf5::kChunk;
-    Block blk;
-    std::vector<uint8_t> good;
-    std::vector<int64_t> good_labels;
-    for (int64_t start = 0; start < n; start += block) {
-      if (g_interrupted) throw DataError(config.output + ": prepare interrupted; no output written");
-      const int64_t len = std::min(block, n - start);
-      blk.pixels.resize(len * per);
-      blk.labels.assign(len, 0);
-      blk.ok.assign(len, 0);
-      blk.errors.assign(len, {});
-      auto work = [&](int64_t t, int64_t stride) {
-        for (int64_t i = t; i < len; i += stride) {
-          if (g_interrupted) return;
-          try {
-            Example ex = ds->get(start + i);
-            std::memcpy(blk.pixels.data() + i * per, ex.image.contiguous().data_ptr<uint8_t>(), per);
-            blk.labels[i] = ex.label;
-            blk.ok[i] = 1;
-          } catch (const DataError& e) {
-            blk.errors[i] = e.what();
-          }
+    // Blocks of one HDF5 chunk, decoded by the workers while this thread
+    // writes the block before, appended in order: the file is the same for
+    // any thread count (data/block_pipeline.h).
+    auto decode = [&](int64_t i, uint8_t* pixels) {
+      Example ex = ds->get(order.empty() ? i : order[i]);
+      std::memcpy(pixels, ex.image.contiguous().data_ptr<uint8_t>(), per);
+      return ex.label;
+    };
+    auto write_block = [&](DecodedBlock& blk) {
+      int64_t good = 0;  // the readable images moved to the front, in order
+      for (int64_t i = 0; i < blk.len; ++i) {
+        if (!blk.ok[i]) {
+          if (result.skipped++ == 0) first_error = blk.errors[i];
+          continue;
         }
-      };
-      const int64_t threads = std::min<int64_t>(config.workers, len);
-      std::vector<std::thread> pool;
-      for (int64_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-      work(0, threads);
-      for (auto& th : pool) th.join();
-      if (g_interrupted) throw DataError(config.output + ": prepare interrupted; no output written");
-      good.clear();
-      good_labels.clear();
-      for (int64_t i = 0; i < len; ++i) {
-        if (blk.ok[i]) {
-          good.insert(good.end(), blk.pixels.begin() + i * per, blk.pixels.begin() + (i + 1) * per);
-          good_labels.push_back(blk.labels[i]);
-        } else if (result.skipped++ == 0) {
-          first_error = blk.errors[i];
+        if (good != i) {
+          std::memcpy(blk.pixels.data() + good * per, blk.pixels.data() + i * per, per);
+          blk.labels[good] = blk.labels[i];
         }
+        ++good;
       }
-      writer.append(good.data(), good_labels.data(), static_cast<int64_t>(good_labels.size()));
-      if (bar) bar->advance(len);
-    }
+      writer->append(blk.pixels.data(), blk.labels.data(), good);
+      if (bar) bar->advance(blk.len);
+    };
+    const BlockPipelineSpec spec{n, per, hdf5::kChunk, config.workers};
+    if (!run_block_pipeline(spec, decode, write_block, g_interrupted) || g_interrupted)
+      throw DataError(config.output + ": prepare interrupted; no output written");
     if (bar) bar->finish();
-    result.written = writer.count();
+    result.written = writer->count();
     if (result.written == 0)
       throw DataError(config.source.path + ": no readable image left (" + std::to_string(result.skipped) +
                       " skipped, first: " + first_error + ")");
-    writer.finish(result.num_classes);
+    writer->finish(result.num_classes);
   });
   if (result.skipped)
     std::cerr << "hamgan: warning: skipped " << result.skipped << " unreadable image(s), first: " << first_error

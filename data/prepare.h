@@ -1,6 +1,7 @@
 #pragma once
-// `hamgan prepare`: converts any supported source (IDX, image folder, HDF5) to
-// an HDF5 file in BigGAN-PyTorch's layout (data/hdf5_writer.h).
+// `hamgan prepare`: converts any supported source (IDX, image folder, HDF5,
+// ZIP) to an HDF5 file in BigGAN-PyTorch's layout (data/hdf5_writer.h) or a
+// ZIP as StyleGAN's and EDM's dataset_tool.py write it (data/zip_writer.h).
 #include <cstdint>
 #include <string>
 
@@ -9,9 +10,12 @@
 namespace hamgan {
 
 struct PrepareConfig {
-  DatasetSpec source;      // what to convert; source.size is the output side
-  std::string output;      // .hdf5 file to write (replaced atomically)
+  DatasetSpec source;      // what to convert; source.size is the output side, source.transform the crop
+  std::string output;      // .hdf5 or .zip file to write (replaced atomically)
+  std::string format = "auto";       // auto (zip when output ends .zip, else hdf5) | hdf5 | zip
   int64_t workers = 2;     // decoding threads (image folders are decode-bound)
+  bool shuffle = false;    // write the images in a seeded random order (chunk windows then lose nothing)
+  int64_t shuffle_seed = 0;
   std::string compression = "none";  // none | gzip | lzf (h5py's and BigGAN-PyTorch's --compression)
   bool progress = true;    // progress bar on stderr
 };

@@ -94,7 +94,7 @@ ClassifierTrainResult train_classifier(const ClassifierTrainConfig& cfg) {
     throw_if_stop_requested("train-classifier");  // the file is written only at the end: nothing half-done
     const Batch b = loader.next();  // float [-1, 1] at image_size: the classifier's input
     const torch::Tensor loss =
-        torch::nn::functional::cross_entropy(net->forward(b.images.to(device)), b.labels.to(device));
+        torch::nn::functional::cross_entropy(net->forward(model_images(b, device)), b.labels.to(device));
     opt.zero_grad();
     loss.backward();
     opt.step();

@@ -4,6 +4,7 @@
 
 #include "core/device.h"
 #include "core/threads.h"
+#include "data/order_stats.h"
 #include "gan/model/model_info.h"
 #include "gan/train/data_parallel.h"
 #include "gan/train/run_setup.h"
@@ -67,6 +68,10 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   // Resolved before anything is opened, so a device without bf16 leaves no run directory behind.
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, r.device);
   apply_thread_count(cfg.threads);
+  // The data are checked before the run directory exists, so bad data leave nothing behind. Rank 0's
+  // view of the shuffle windows on every rank, so that all ranks agree to go on or stop.
+  r.dataset = open_training_data(cfg);
+  check_window_randomness(*r.dataset, loader_options(cfg, r.device, 0, std::max<int64_t>(env.world_size, 1)));
   const RunPaths paths(cfg.run_dir);
   if (main_rank) r.lock.emplace(cfg.run_dir);
   r.signals.emplace();
@@ -74,7 +79,6 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   if (main_rank) remove_stale_files(paths);
   r.resumed_from = checkpoint_to_resume(cfg);
   const bool resumed = !r.resumed_from.empty();
-  r.dataset = open_training_data(cfg);
   r.comm = join_data_parallel(env, r.device, join_settings(cfg));
   r.sync = grad_sync_for(r.comm);
   const int64_t rank = r.comm->rank(), world = r.comm->world_size();

@@ -59,6 +59,7 @@ LoaderOptions loader_options(const TrainConfig& cfg, torch::Device device, int64
   lo.seed = cfg.seed;
   lo.flip = cfg.flip;
   lo.workers = cfg.workers;
+  lo.shuffle_window = cfg.shuffle_window;
   // Page-locked batches let the step's host→device copy run without blocking (CUDA only).
   lo.pin_memory = device.is_cuda();
   return lo;

@@ -65,8 +65,8 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
   for (int64_t step = 0; step < cfg.d_steps; ++step) {
     const Batch batch = next_batch();
     const int64_t b = batch.images.size(0), k = checked_accumulate(b, cfg);
-    // non_blocking: the loader hands out pinned batches on CUDA, so the copy overlaps the work queued before it.
-    const torch::Tensor real_all = cfg.precision.layout(batch.images.to(state.device, /*non_blocking=*/true));
+    // uint8 bytes cross to the device (pinned, non-blocking on CUDA) and become floats there.
+    const torch::Tensor real_all = cfg.precision.layout(model_images(batch, state.device));
     const torch::Tensor y_real_all = batch.labels.to(state.device, /*non_blocking=*/true);
     UpdateGuard guard(state, cfg.skip_nonfinite);
     const auto [z_all, y_fake_all] = draw_noise(state, b, cfg);

@@ -35,8 +35,9 @@ struct BenchData {
   Batch next() {
     if (loader) return loader->next();
     const auto on_device = torch::TensorOptions().device(device);
-    return {torch::rand({batch, channels, side, side}, on_device) * 2 - 1,
-            torch::randint(0, classes, {batch}, on_device.dtype(torch::kLong))};
+    return {torch::randint(0, 256, {batch, channels, side, side}, on_device.dtype(torch::kUInt8)),
+            torch::randint(0, classes, {batch}, on_device.dtype(torch::kLong)),
+            torch::zeros({batch}, on_device.dtype(torch::kBool))};
   }
 };
 

@@ -61,6 +61,12 @@ const FieldTable<TrainConfig>& train_config_fields() {
       enum_field("dataset_split", dataset_split_names(), "IDX split", &T::dataset_split).on_resume(kMust),
       member_field(bool_field("flip", "Random horizontal flips of real images"), &T::flip).on_resume(kMust),
       member_field(int_field("workers", "Data decoding threads", at_least(1)), &T::workers).on_resume(kMay),
+      member_field(int_field("shuffle_window",
+                             "Chunked (compressed) HDF5: chunks shuffled together, each decoded once per epoch; "
+                             "0 shuffles every image freely (docs/data.md, \"Loader\")",
+                             at_least(0)),
+                   &T::shuffle_window)
+          .on_resume(kMust),
       // optimisation
       member_field(int_field("batch_size", "Images per D and per G update", at_least(1)), &T::batch_size)
           .on_resume(kMust),

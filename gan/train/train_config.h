@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/config_fields.h"
-#include "data/dataset.h"
+#include "data/loader.h"
 #include "core/distributed/communicator.h"
 #include "gan/train/losses.h"
 #include "gan/train/precision.h"
@@ -44,6 +44,7 @@ struct TrainConfig {
   DatasetSplit dataset_split = DatasetSplit::kTrain;  // IDX split
   bool flip = false;                              // random horizontal flips (TF-GAN: none)
   int64_t workers = 1;                            // data decoding threads
+  int64_t shuffle_window = LoaderOptions::kDefaultShuffleWindow;  // chunks shuffled together (0: full shuffle)
   // optimisation
   int64_t batch_size = 64;  // images per D and per G update
   int64_t steps = 10000;    // total training steps; one step = d_steps D updates + 1 G update

@@ -60,6 +60,8 @@ TEST(Loader, ShardsAreDisjointSlicesOfTheGlobalBatch) {
     const auto labels = torch::cat({shards[0][b].labels, shards[1][b].labels, shards[2][b].labels});
     EXPECT_TRUE(torch::equal(images, global[b].images)) << b;
     EXPECT_TRUE(torch::equal(labels, global[b].labels)) << b;
+    const auto flips = torch::cat({shards[0][b].flips, shards[1][b].flips, shards[2][b].flips});
+    EXPECT_TRUE(torch::equal(flips, global[b].flips)) << b;
     EXPECT_EQ(std::get<0>(torch::_unique(labels)).numel(), 12) << b;  // disjoint: 12 distinct examples
   }
   LoaderOptions so = o;
@@ -90,6 +92,7 @@ TEST(Loader, SameSeedSameBatchesWhateverTheThreads) {
     for (size_t b = 0; b < runs[0].size(); ++b) {
       EXPECT_TRUE(torch::equal(runs[r][b].images, runs[0][b].images)) << r << " " << b;
       EXPECT_TRUE(torch::equal(runs[r][b].labels, runs[0][b].labels)) << r << " " << b;
+      EXPECT_TRUE(torch::equal(runs[r][b].flips, runs[0][b].flips)) << r << " " << b;
     }
   o.seed = 43;
   DataLoader other(ds, o);
@@ -133,23 +136,32 @@ TEST(Loader, ValuesAreNormalizedAndFlipsMirrorRows) {
   o.seed = 5;
   DataLoader l(ds, o);
   auto b = l.next();
+  // The loader hands out the stored bytes; the model's floats are made from them.
   ASSERT_EQ(b.images.sizes(), (std::vector<int64_t>{40, 2, 5, 6}));
-  ASSERT_EQ(b.images.scalar_type(), torch::kFloat32);
+  ASSERT_EQ(b.images.scalar_type(), torch::kUInt8);
+  const auto x = model_images(b, torch::kCPU);
+  ASSERT_EQ(x.scalar_type(), torch::kFloat32);
   int flipped = 0;
   for (int64_t k = 0; k < 40; ++k) {
     const int64_t i = b.labels[k].item<int64_t>();
+    EXPECT_TRUE(torch::equal(b.images[k], ds->get(i).image)) << k;
     // torchvision ToTensor + Normalize(0.5, 0.5), in double.
     auto want = (ds->get(i).image.to(torch::kFloat64) / 255.0 - 0.5) / 0.5;
-    auto got = b.images[k].to(torch::kFloat64);
-    const bool same = torch::allclose(got, want, 0, 1e-6);
-    const bool mirrored = torch::allclose(got, want.flip({2}), 0, 1e-6);
-    EXPECT_TRUE(same || mirrored) << k;
-    flipped += mirrored && !same;
+    auto got = x[k].to(torch::kFloat64);
+    const bool mirrored = b.flips[k].item<bool>();
+    EXPECT_TRUE(torch::allclose(got, mirrored ? want.flip({2}) : want, 0, 1e-6)) << k;
+    flipped += mirrored;
   }
   EXPECT_GT(flipped, 8);   // about half of 40 flipped (binomial, p = 0.5)
   EXPECT_LT(flipped, 32);
-  EXPECT_LE(b.images.max().item<float>(), 1.0f);
-  EXPECT_GE(b.images.min().item<float>(), -1.0f);
+  EXPECT_LE(x.max().item<float>(), 1.0f);
+  EXPECT_GE(x.min().item<float>(), -1.0f);
+  // Bit for bit the float32 values torchvision computes on the CPU.
+  for (int v = 0; v < 256; v += 17) {
+    Batch one{torch::full({1, 1, 1, 1}, v, torch::kUInt8), torch::zeros({1}, torch::kInt64),
+              torch::zeros({1}, torch::kBool)};
+    EXPECT_EQ(model_images(one, torch::kCPU).item<float>(), (float(v) / 255.0f - 0.5f) / 0.5f) << v;
+  }
 }
 
 TEST(Loader, ResumingFromAPositionContinuesTheSameOrder) {
@@ -167,6 +179,7 @@ TEST(Loader, ResumingFromAPositionContinuesTheSameOrder) {
   for (int k = 0; k < 4; ++k) {
     EXPECT_TRUE(torch::equal(rest[k].images, again[k].images)) << k;
     EXPECT_TRUE(torch::equal(rest[k].labels, again[k].labels)) << k;
+    EXPECT_TRUE(torch::equal(rest[k].flips, again[k].flips)) << k;
   }
 }
 

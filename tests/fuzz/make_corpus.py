@@ -3,10 +3,12 @@ files: Fashion-MNIST images and headers, numpy/h5py/PIL/torch writers, the
 shipped experiment configs. Rerun after changing a reader's input format."""
 import gzip
 import io
+import json
 import os
 import shutil
 import struct
 import sys
+import zipfile
 
 import h5py
 import numpy as np
@@ -58,6 +60,26 @@ for comp in (None, "lzf", "gzip"):
         f.create_dataset("imgs", data=imgs, chunks=(2, 3, 8, 8), maxshape=(None, 3, 8, 8), compression=comp)
         f.create_dataset("labels", data=np.frombuffer(labels[8:], np.uint8).astype(np.int64), compression=comp)
     put("fuzz_hdf5", f"biggan_{comp or 'plain'}.hdf5", buf.getvalue())
+
+
+
+def dataset_tool_zip(labelled, compression):
+    """A ZIP as StyleGAN/EDM dataset_tool.py writes it: PNG members, dataset.json labels."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=compression) as z:
+        names = []
+        for i, p in enumerate(pixels):
+            name = f"00000/img{i:08d}.png"
+            img = io.BytesIO()
+            Image.fromarray(p[:8, :8]).save(img, format="png", compress_level=0, optimize=False)
+            z.writestr(name, img.getvalue())
+            names.append([name, int(labels[8 + i])])
+        z.writestr("dataset.json", json.dumps({"labels": names if labelled else None}))
+    return buf.getvalue()
+
+
+put("fuzz_zip", "dataset_tool_labelled.zip", dataset_tool_zip(True, zipfile.ZIP_STORED))
+put("fuzz_zip", "dataset_tool_unlabelled_deflated.zip", dataset_tool_zip(False, zipfile.ZIP_DEFLATED))
 
 rng = np.random.default_rng(0)
 x = rng.standard_normal((20, 4))

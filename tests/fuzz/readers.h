@@ -73,6 +73,16 @@ inline void read_hdf5(const uint8_t* data, size_t size) {
   read_some(*open_hdf5_dataset(spec));
 }
 
+// A dataset_tool ZIP: members listed, labels parsed, a few images decoded.
+inline void read_zip(const uint8_t* data, size_t size) {
+  static const std::string path = scratch_path("input.zip");
+  write_file(path, data, size);
+  DatasetSpec spec;
+  spec.path = path;
+  spec.quiet = true;
+  read_some(*open_zip_dataset(spec));
+}
+
 inline void read_npz_input(const uint8_t* data, size_t size) {
   static const std::string path = scratch_path("input.npz");
   write_file(path, data, size);
@@ -104,7 +114,7 @@ inline const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> all = {
       {"fuzz_png", read_png},   {"fuzz_jpeg", read_jpeg}, {"fuzz_idx", read_idx},
       {"fuzz_hdf5", read_hdf5}, {"fuzz_npz", read_npz_input}, {"fuzz_toml", read_toml},
-      {"fuzz_checkpoint", read_checkpoint}};
+      {"fuzz_checkpoint", read_checkpoint}, {"fuzz_zip", read_zip}};
   return all;
 }
 

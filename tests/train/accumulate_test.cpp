@@ -34,7 +34,8 @@ TrainConfig accumulate_config() {
 
 Batch fixed_batch(int64_t b) {
   torch::manual_seed(7);
-  return {torch::rand({b, 1, 32, 32}) * 2 - 1, torch::randint(0, 10, {b}, torch::kLong)};
+  return {torch::randint(0, 256, {b, 1, 32, 32}, torch::kUInt8), torch::randint(0, 10, {b}, torch::kLong),
+          torch::rand({b}) < 0.5};
 }
 
 StepConfig step_config(const TrainConfig& c, int64_t accumulate) {

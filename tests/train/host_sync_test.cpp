@@ -86,7 +86,8 @@ TEST(HostSync, DataParallelStepsOverAnNcclLikeBackendReadNothingFromTheDevice) {
   attach_data_parallel(comm, sync, state, /*sync_bn=*/false);
   StepConfig step{c.loss, c.d_steps, c.batch_size, Precision{}};
   step.skip_nonfinite = true;
-  const Batch batch{torch::rand({c.batch_size, 1, 32, 32}) * 2 - 1, torch::randint(0, 10, {c.batch_size})};
+  const Batch batch{torch::randint(0, 256, {c.batch_size, 1, 32, 32}, torch::kUInt8), torch::randint(0, 10, {c.batch_size}),
+                    torch::rand({c.batch_size}) < 0.5};
   const auto one_step = [&] {
     StepStats stats;
     d_step(state, [&] { return batch; }, step, sync, stats);

@@ -56,8 +56,8 @@ TEST(MetaDevice, TrainingStepsStayOnTheModelsDevice) {
   NoSync sync;
   StepConfig step{r.cfg.loss, r.cfg.d_steps, r.cfg.batch_size, Precision{}};
   // Real batches come from the loader on the CPU, as in a run: d_step moves them.
-  const Batch batch{torch::rand({r.cfg.batch_size, 1, 32, 32}) * 2 - 1,
-                    torch::randint(0, 10, {r.cfg.batch_size}, torch::kLong)};
+  const Batch batch{torch::randint(0, 256, {r.cfg.batch_size, 1, 32, 32}, torch::kUInt8),
+                    torch::randint(0, 10, {r.cfg.batch_size}, torch::kLong), torch::rand({r.cfg.batch_size}) < 0.5};
   const BatchSource batches = [&] { return batch; };
   const size_t mixed_before = test::DeviceMixWatch::mixed().size();
   test::DeviceMixWatch watch;

@@ -21,6 +21,8 @@ at::Tensor meta_dot(const at::Tensor& a, const at::Tensor& b) {
   return at::empty({}, a.options());
 }
 
+at::Tensor meta_flip(const at::Tensor& self, at::IntArrayRef) { return at::empty_like(self); }
+
 at::Tensor meta_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   TORCH_CHECK(self.device() == index.device(), "index_select: index on ", index.device(), ", input on ", self.device());
   TORCH_CHECK(index.dim() <= 1, "index_select: a 1-D index");
@@ -121,6 +123,7 @@ TORCH_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("relu_", meta_relu_);
   m.impl("dot", meta_dot);
   m.impl("index_select", meta_index_select);
+  m.impl("flip", meta_flip);
   m.impl("native_batch_norm", meta_batch_norm);
   m.impl("native_batch_norm_backward", meta_batch_norm_backward);
   m.impl("_fused_adam_", meta_fused_adam);

@@ -132,8 +132,9 @@ void expect_updated(const NetSnapshot& before, const NetSnapshot& after) {
 
 // The two step calls, in one place.
 void run_d_step(TrainState& state, const TrainConfig& c) {
-  const Batch batch{torch::linspace(-1, 1, c.batch_size * 32 * 32).reshape({c.batch_size, 1, 32, 32}),
-                    torch::arange(c.batch_size, torch::kLong) % c.model.num_classes};
+  const Batch batch{(torch::arange(c.batch_size * 32 * 32) % 256).to(torch::kUInt8).reshape({c.batch_size, 1, 32, 32}),
+                    torch::arange(c.batch_size, torch::kLong) % c.model.num_classes,
+                    torch::arange(c.batch_size) % 2 == 0};
   NoSync sync;
   StepStats stats;
   d_step(state, [&] { return batch; }, StepConfig{c.loss, c.d_steps, c.batch_size, Precision{}}, sync, stats);

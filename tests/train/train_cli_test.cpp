@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "data/hdf5_writer.h"
 #include "data/image_io.h"
 #include "metrics/npz.h"
 #include "tests/common/train_test_util.h"
@@ -149,6 +150,27 @@ TEST_F(TrainCli, PlotRendersTheRunsCurves) {
   const torch::Tensor img = load_png(dir_ + "/run/curves.png");
   EXPECT_EQ(img.size(0), 3);
   EXPECT_GT((img != 255).sum().item<int64_t>(), 1000);
+}
+
+// A compressed file in class order under shuffle windows: refused before the
+// run directory exists, naming the rewrite that fixes it.
+TEST_F(TrainCli, AClassSortedChunkedFileIsRefusedBeforeAnythingIsWritten) {
+  const std::string file = dir_ + "/class_sorted.hdf5", run_dir = dir_ + "/sorted_run";
+  {
+    Hdf5Writer w(file, 1, 32, 32, 3000, "lzf");  // 10 classes of 300 in order, 6 chunks
+    auto images = torch::randint(0, 256, {3000, 1, 32, 32}, torch::kUInt8);
+    auto labels = torch::arange(3000, torch::kLong).div(300, "floor");
+    w.append(images.data_ptr<uint8_t>(), labels.data_ptr<int64_t>(), 3000);
+    w.finish(10);
+  }
+  int status = 0;
+  const std::string out = run("train --quiet --config " + config_ + " --dataset " + file +
+                                  " --shuffle_window 1 --batch_size 64 --run-dir " + run_dir,
+                              &status);
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(out.find(file + " (NCHW) stores its images in class order"), std::string::npos) << out;
+  EXPECT_NE(out.find("--shuffle"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(run_dir));
 }
 
 }  // namespace
