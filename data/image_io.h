@@ -34,8 +34,8 @@ torch::Tensor make_grid(const torch::Tensor& images, int64_t nrow = 8, int64_t p
 
 // Decodes a JPEG to uint8 (C, H, W), C = 1 (grayscale) or 3; throws DataError.
 // PNG and JPEG headers over the limits of data/image_limits.h are refused
-// before any allocation.
-
+// before any allocation. The result views the decoder's interleaved (H, W, C)
+// bytes without a copy: not contiguous; call .contiguous() before raw access.
 torch::Tensor load_jpeg(const std::string& path);
 // Writes a (1|3, H, W) image, uint8 or float in [-1, 1] (as save_png), as a
 // baseline JPEG (atomically); quality 1..100 (ConfigError outside).

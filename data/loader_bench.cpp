@@ -35,7 +35,7 @@ void write_synthetic(const LoaderBenchConfig& c, const std::string& path) {
     }
     img += 3 * torch::randn({n, 3, c.size, c.size});
     auto bytes = img.round().clamp(0, 255).to(torch::kUInt8).contiguous();
-    auto labels = c.class_sorted ? torch::floor_divide(torch::arange(s, s + n) * 1000, c.synthetic_count)
+    auto labels = c.class_sorted ? (torch::arange(s, s + n) * 1000).div(c.synthetic_count, "floor")
                                  : torch::randint(0, 1000, {n}, torch::kInt64);
     writer->append(bytes.data_ptr<uint8_t>(), labels.contiguous().data_ptr<int64_t>(), n);
   }

@@ -32,6 +32,13 @@ inline torch::Tensor read_raw(const std::string& path, at::IntArrayRef shape, to
   return t;
 }
 
+// Image i of the chunk tests' files, uint8 (3, 4, 4): pixel (c, y, x) =
+// (13·i + 5·c + 3·y + x) mod 256, so a batch's bytes say which image they are.
+inline torch::Tensor pattern_image(int64_t i) {
+  auto c = torch::arange(3).view({3, 1, 1}), y = torch::arange(4).view({1, 4, 1}), x = torch::arange(4).view({1, 1, 4});
+  return ((13 * i + 5 * c + 3 * y + x) % 256).to(torch::kUInt8);
+}
+
 // Runs the oracle; returns its exit status (stderr goes to the test log).
 inline int oracle(const std::string& args) {
   const std::string cmd = HAMGAN_PYTHON " " HAMGAN_SOURCE_DIR "/tests/python/data_oracle.py " + args;

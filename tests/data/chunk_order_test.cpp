@@ -15,17 +15,12 @@ namespace {
 
 constexpr int64_t kN = 2600, kRows = 500;  // 6 chunks, the last holding 100 images
 
-torch::Tensor image_of(int64_t i) {  // pixel (c, y, x) = (13·i + 5·c + 3·y + x) mod 256
-  auto c = torch::arange(3).view({3, 1, 1}), y = torch::arange(4).view({1, 4, 1}), x = torch::arange(4).view({1, 1, 4});
-  return ((13 * i + 5 * c + 3 * y + x) % 256).to(torch::kUInt8);
-}
-
 // Label i for image i, so a batch says which images it holds.
 std::string write_file(const std::string& name, const std::string& compression) {
   const std::string path = test::fresh_dir("chunk_order") + "/" + name + ".hdf5";
   Hdf5Writer w(path, 3, 4, 4, kN, compression);
   for (int64_t i = 0; i < kN; ++i) {
-    auto img = image_of(i);
+    auto img = test::pattern_image(i);
     w.append(img.data_ptr<uint8_t>(), &i, 1);
   }
   w.finish(kN);
@@ -93,7 +88,7 @@ TEST(ChunkOrder, EachChunkIsDecompressedOncePerEpochAndBatchesHoldTheFilesImages
   }
   for (const auto& b : reference.batches)
     for (int64_t k = 0; k < b.labels.size(0); ++k)
-      ASSERT_TRUE(torch::equal(b.images[k], image_of(b.labels[k].item<int64_t>())));
+      ASSERT_TRUE(torch::equal(b.images[k], test::pattern_image(b.labels[k].item<int64_t>())));
   auto all = labels(reference);
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::unique(all.begin(), all.end()) - all.begin(), kN);  // every image once

@@ -16,11 +16,6 @@ namespace {
 
 constexpr int64_t kN = 2600, kPerClass = 100;  // 26 classes in order, 6 chunks of 500
 
-torch::Tensor image_of(int64_t i) {  // pixel (c, y, x) = (13·i + 5·c + 3·y + x) mod 256
-  auto c = torch::arange(3).view({3, 1, 1}), y = torch::arange(4).view({1, 4, 1}), x = torch::arange(4).view({1, 1, 4});
-  return ((13 * i + 5 * c + 3 * y + x) % 256).to(torch::kUInt8);
-}
-
 std::shared_ptr<Dataset> open_file(const std::string& path) {
   DatasetSpec s;
   s.path = path;
@@ -32,7 +27,7 @@ TEST(PrepareShuffle, WritesTheSeededPermutationDecompressingEachChunkOnce) {
   {
     Hdf5Writer w(sorted, 3, 4, 4, kN, "lzf");
     for (int64_t i = 0; i < kN; ++i) {
-      auto img = image_of(i);
+      auto img = test::pattern_image(i);
       const int64_t label = i / kPerClass;
       w.append(img.data_ptr<uint8_t>(), &label, 1);
     }
@@ -58,7 +53,7 @@ TEST(PrepareShuffle, WritesTheSeededPermutationDecompressingEachChunkOnce) {
   std::set<int64_t> seen;
   for (int64_t j = 0; j < kN; ++j) {
     const Example ex = out->get(j);
-    ASSERT_TRUE(torch::equal(ex.image, image_of(order[j]))) << j;
+    ASSERT_TRUE(torch::equal(ex.image, test::pattern_image(order[j]))) << j;
     ASSERT_EQ(ex.label, order[j] / kPerClass) << j;
     seen.insert(order[j]);
   }
