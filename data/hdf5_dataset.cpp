@@ -2,7 +2,6 @@
 // read image by image (or run by run) without loading the file, unless
 // in_memory asks for it. Layout: the `layout` attribute if present, else the
 // shape ((N, 1|3, H, W) is NCHW, (N, H, W, 1|3) is NHWC; ambiguous → NCHW).
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,6 +15,7 @@
 #include "data/hdf5_lzf.h"
 #include "data/hdf5_storage.h"
 #include "data/image_io.h"
+#include "data/memory_budget.h"
 
 namespace hamgan {
 
@@ -178,10 +178,10 @@ class Hdf5Dataset : public Dataset {
 
   void load_all() {
     const uint64_t bytes = uint64_t(n_) * c_ * h_ * w_;
-    const uint64_t ram = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGE_SIZE));
-    if (bytes > ram / 10 * 8)
+    if (!fits_in_memory(bytes))
       throw DataError(path_ + ": in-memory load needs " + std::to_string(bytes >> 20) + " MiB but the machine has " +
-                      std::to_string(ram >> 20) + " MiB; read it from disk instead (in_memory = false)");
+                      std::to_string(physical_memory_bytes() >> 20) +
+                      " MiB; read it from disk instead (in_memory = false)");
     memory_.resize(bytes);
     const int64_t per = c_ * h_ * w_;
     for (int64_t s = 0; s < n_; s += hdf5::kChunk) read_raw(s, std::min<int64_t>(hdf5::kChunk, n_ - s), memory_.data() + s * per);

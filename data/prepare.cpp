@@ -1,7 +1,5 @@
 #include "data/prepare.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -16,6 +14,7 @@
 #include "data/epoch_order.h"
 #include "data/hdf5_common.h"
 #include "data/image_sink.h"
+#include "data/memory_budget.h"
 
 namespace hamgan {
 namespace {
@@ -44,10 +43,9 @@ struct InterruptGuard {
 // in random order would decompress a chunk each.
 std::shared_ptr<Dataset> whole_in_memory(const PrepareConfig& config, const Dataset& ds) {
   const uint64_t bytes = uint64_t(ds.size()) * ds.channels() * ds.height() * ds.width();
-  const uint64_t ram = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGE_SIZE));
-  if (bytes > ram / 10 * 8)
+  if (!fits_in_memory(bytes))
     throw DataError(config.source.path + ": prepare --shuffle reads a chunked file into memory first and needs " +
-                    std::to_string(bytes >> 20) + " MiB, the machine has " + std::to_string(ram >> 20) +
+                    std::to_string(bytes >> 20) + " MiB, the machine has " + std::to_string(physical_memory_bytes() >> 20) +
                     " MiB; shuffle from the source images instead (prepare --input FOLDER --shuffle)");
   DatasetSpec spec = config.source;
   spec.in_memory = true;

@@ -41,6 +41,14 @@ inline void write_maybe_gzip(const std::string& path, const uint8_t* data, size_
   gzclose(f);
 }
 
+// The spec the dataset readers below open their scratch input with.
+inline DatasetSpec quiet_spec(const std::string& path) {
+  DatasetSpec spec;
+  spec.path = path;
+  spec.quiet = true;
+  return spec;
+}
+
 inline void read_some(const Dataset& ds) {
   for (int64_t i = 0; i < std::min<int64_t>(ds.size(), 4); ++i) ds.get(i);
   if (ds.size() > 0) ds.get(ds.size() - 1);
@@ -58,29 +66,20 @@ inline void read_idx(const uint8_t* data, size_t size) {
   const std::string ext = gzip ? ".gz" : "";
   write_maybe_gzip(dir + "/train-labels-idx1-ubyte" + ext, data + 3, label_bytes, gzip);
   write_maybe_gzip(dir + "/train-images-idx3-ubyte" + ext, data + 3 + label_bytes, size - 3 - label_bytes, gzip);
-  DatasetSpec spec;
-  spec.path = dir;
-  spec.quiet = true;
-  read_some(*open_idx_dataset(spec));
+  read_some(*open_idx_dataset(quiet_spec(dir)));
 }
 
 inline void read_hdf5(const uint8_t* data, size_t size) {
   static const std::string path = scratch_path("input.hdf5");
   write_file(path, data, size);
-  DatasetSpec spec;
-  spec.path = path;
-  spec.quiet = true;
-  read_some(*open_hdf5_dataset(spec));
+  read_some(*open_hdf5_dataset(quiet_spec(path)));
 }
 
 // A dataset_tool ZIP: members listed, labels parsed, a few images decoded.
 inline void read_zip(const uint8_t* data, size_t size) {
   static const std::string path = scratch_path("input.zip");
   write_file(path, data, size);
-  DatasetSpec spec;
-  spec.path = path;
-  spec.quiet = true;
-  read_some(*open_zip_dataset(spec));
+  read_some(*open_zip_dataset(quiet_spec(path)));
 }
 
 inline void read_npz_input(const uint8_t* data, size_t size) {
