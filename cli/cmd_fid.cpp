@@ -36,6 +36,10 @@ FieldTable<FidConfig> fid_fields() {
                              at_least(0)),
                    &C::bootstrap),
       member_field(int_field("bootstrap_seed", "Seed of the bootstrap resamples", at_least(0)), &C::bootstrap_seed),
+      member_field(int_field("repeats", "A generator input: FID on this many disjoint seed ranges of --n images, each "
+                                        "printed with their min, mean and std (EDM's convention)",
+                             at_least(1)),
+                   &C::repeats),
       member_field(flag_field("allow_protocol_mismatch", "Compare statistics made with other weights, preprocessing "
                                                          "or image size (with a warning)"),
                    &C::allow_protocol_mismatch),

@@ -76,6 +76,9 @@ std::string run_compare(const CompareConfig& c) {
       results.push_back(read_run_result(name, seed, dir, c.module_batch));
     }
   }
+  if (const std::string conflict = protocol_conflict(results); !conflict.empty())
+    throw ConfigError("compare: the runs' FIDs were measured under different protocols, which one table cannot "
+                      "hold: " + conflict + "; evaluate them alike (eval_labels, eval_n, weights) or compare them apart");
   const std::string md = write_compare_report(results, c.out);
   // A grid of final samples per config (EMA weights, class-balanced, fixed seed).
   for (const auto& cfg : c.configs) {

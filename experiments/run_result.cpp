@@ -33,6 +33,35 @@ double module_time_ms(const ModelConfig& model, const PartInfo& context, int64_t
 
 }  // namespace
 
+std::string final_fid_protocol(const std::string& log, const std::string& key) {
+  if (key.empty()) return "";
+  std::string found;
+  for (const auto& row : read_metric_texts(log)) {
+    const auto it = row.find("protocol");
+    if (it == row.end()) continue;
+    const std::string& text = it->second;  // "metric: how; metric: how"
+    const size_t at = text.find(key + ": ");
+    if (at == std::string::npos) continue;
+    const size_t end = text.find("; ", at);
+    const auto labels = row.find("labels");
+    found = "labels " + (labels == row.end() ? std::string("balanced") : labels->second) + "; " +
+            text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  }
+  return found;
+}
+
+std::string protocol_conflict(const std::vector<RunResult>& runs) {
+  const RunResult* first = nullptr;
+  for (const auto& r : runs) {
+    if (r.fid_protocol.empty()) continue;
+    if (!first) first = &r;
+    else if (r.fid_protocol != first->fid_protocol)
+      return first->name + " seed " + std::to_string(first->seed) + " (" + first->fid_protocol + ") and " + r.name +
+             " seed " + std::to_string(r.seed) + " (" + r.fid_protocol + ")";
+  }
+  return "";
+}
+
 // Read back with read_metrics: the marker is one JSON row.
 std::map<std::string, double> read_run_marker(const std::string& run_dir) {
   const std::string path = (fs::path(run_dir) / kRunMarker).string();
@@ -81,6 +110,7 @@ RunResult read_run_result(const std::string& name, uint64_t seed, const std::str
     }
   }
   r.it_per_s = its_n ? its_sum / static_cast<double>(its_n) : 0.0;
+  r.fid_protocol = final_fid_protocol(RunPaths(run_dir).metrics_log(), r.fid_key);
   const std::string ckpt = latest_checkpoint(RunPaths(run_dir).checkpoints());
   if (ckpt.empty()) throw DataError(run_dir + ": no checkpoint; the run did not finish (rerun hamgan compare to resume it)");
   const ModelConfig model = read_checkpoint_model_config(ckpt);

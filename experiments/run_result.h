@@ -31,7 +31,19 @@ struct RunResult {
   std::string fid_key;    // which metrics key held it (fid_classifier, fid_inception, ...)
   double class_consistency = -1;  // final class-consistency (negative: not measured)
   std::vector<std::pair<int64_t, double>> fid_curve;  // (step, FID) over the run
+  // How the final FID was measured: the label protocol and the evaluation row's
+  // protocol of fid_key ("" when the log has none, e.g. a run of an older release).
+  std::string fid_protocol;
 };
+
+// The protocol of the last evaluation row of `key` in a metrics log, with its label
+// protocol: "labels balanced; fid_classifier: classifier sha256 …, 1000 generated"
+// ("" when no row has one; logs without `labels` were balanced).
+std::string final_fid_protocol(const std::string& metrics_log, const std::string& key);
+
+// "" when every run's FID was measured under one protocol; otherwise one line
+// naming two runs and both protocols (`hamgan compare` refuses such a table).
+std::string protocol_conflict(const std::vector<RunResult>& runs);
 
 // Aggregate over seeds: best (lowest FID), mean and sample standard deviation.
 struct SeedSummary {

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "core/stop_signal.h"
 #include "core/progress.h"
+#include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 
 namespace hamgan {
@@ -13,7 +14,8 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   if (keep_labels && !source.labelled()) throw ConfigError(source.describe() + " has no class labels");
   SideFeatures side;
   side.description = source.describe();
-  RunningStats running;
+  ExactArithmeticScope exact;  // images (a generator's too) and features in fp32 whatever the process's math mode
+  RunningStats running, spatial;
   std::vector<torch::Tensor> feats, logits, labels;
   const int64_t n = source.size();
   ProgressBar bar(label, n, "img");
@@ -29,6 +31,7 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
     }
     auto out = extractor.extract(images);
     running.add(out.features);
+    if (out.spatial.defined()) spatial.add(out.spatial);
     if (keep_features) feats.push_back(out.features.to(torch::kCPU, torch::kFloat32));
     if (keep_logits) {
       if (!out.logits.defined())
@@ -40,6 +43,11 @@ SideFeatures extract_features(ImageSource& source, FeatureExtractor& extractor, 
   }
   bar.finish();
   side.stats = running.finish();
+  if (spatial.count() > 0) {
+    const FeatureStats s = spatial.finish();
+    side.stats.mu_s = s.mu;
+    side.stats.sigma_s = s.sigma;
+  }
   if (hash_images) side.images_sha256 = images_hash.hex();
   if (keep_features) side.features = torch::cat(feats);
   if (keep_logits) side.logits = torch::cat(logits);

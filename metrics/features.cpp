@@ -7,9 +7,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "core/errors.h"
 #include "metrics/classifier.h"
+#include "metrics/dinov2_features.h"
 #include "metrics/inception.h"
 
 namespace hamgan {
@@ -27,7 +29,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 class NativeInception : public FeatureExtractor {
  public:
-  NativeInception(const std::string& path, ResizeMode mode, torch::Device device) : mode_(mode), device_(device) {
+  NativeInception(const std::string& path, ResizeMode mode, torch::Device device, std::optional<SfidLayer> sfid)
+      : mode_(mode), device_(device), sfid_(sfid) {
     if (path.empty()) {
       torch::manual_seed(0);
       desc_ = "FID Inception-v3 with RANDOM weights (benchmark only; numbers are not FID)";
@@ -36,14 +39,15 @@ class NativeInception : public FeatureExtractor {
       desc_ = "FID Inception-v3 (pytorch-fid weights " + path + ")";
     }
     desc_ += ", resize " + to_string(mode);
+    if (sfid_) desc_ += ", sFID layer " + to_string(*sfid_);
     net_->to(device_);
     net_->eval();
   }
-  FeatureBatch extract(const torch::Tensor& images) override {
+  FeatureBatch compute(const torch::Tensor& images) override {
     torch::NoGradGuard g;
     auto x = preprocess_for_inception(images.to(device_), mode_);
-    auto out = net_->forward(x);
-    return {out.pool, torch::matmul(out.pool, net_->fc_weight().t())};
+    auto out = net_->forward(x, sfid_);
+    return {out.pool, torch::matmul(out.pool, net_->fc_weight().t()), out.spatial};
   }
   int64_t dim() const override { return 2048; }
   std::string describe() const override { return desc_; }
@@ -53,6 +57,7 @@ class NativeInception : public FeatureExtractor {
   FidInceptionV3 net_;
   ResizeMode mode_;
   torch::Device device_;
+  std::optional<SfidLayer> sfid_;
   std::string desc_;
 };
 
@@ -76,7 +81,7 @@ class TorchScriptInception : public FeatureExtractor {
     desc_ = "FID Inception-v3 (TorchScript " + path + "), resize " + to_string(mode) +
             (mode == ResizeMode::legacy_tensorflow ? " (module-internal)" : "");
   }
-  FeatureBatch extract(const torch::Tensor& images) override {
+  FeatureBatch compute(const torch::Tensor& images) override {
     torch::NoGradGuard g;
     auto x = images.to(device_);
     torch::Tensor f;
@@ -114,7 +119,7 @@ class ClassifierFeatures : public FeatureExtractor {
     desc_ = "classifier " + name + " (" + std::to_string(c.feature_dim) + "-d penultimate features, " +
             std::to_string(c.channels) + "×" + std::to_string(c.image_size) + "²)";
   }
-  FeatureBatch extract(const torch::Tensor& images) override {
+  FeatureBatch compute(const torch::Tensor& images) override {
     torch::NoGradGuard g;
     auto f = net_->features(classifier_input(images.to(device_), net_->config()));
     return {f, net_->head(f)};
@@ -130,7 +135,6 @@ class ClassifierFeatures : public FeatureExtractor {
 };
 
 }  // namespace
-
 
 std::unique_ptr<FeatureExtractor> make_classifier_features(const FeatureClassifier& net, torch::Device device,
                                                            std::string description) {
@@ -151,17 +155,31 @@ std::unique_ptr<FeatureExtractor> make_feature_extractor(const FeatureOptions& o
     if (path.empty()) throw ConfigError("--features classifier:PATH needs the classifier file");
     return std::make_unique<ClassifierFeatures>(load_classifier(path, device), device, path);
   }
+  if (options.spec.rfind("dinov2:", 0) == 0) {
+    const auto path = options.spec.substr(7);
+    if (path.empty()) throw ConfigError("--features dinov2:PATH needs the TorchScript file (scripts/convert_dinov2.py)");
+    return make_dinov2_extractor(path, options.dinov2_resize, device);
+  }
   if (options.spec != "inception" && options.spec.rfind("inception:", 0) != 0)
-    throw ConfigError("--features: unknown '" + options.spec + "' (use inception, inception:PATH or classifier:PATH)");
+    throw ConfigError("--features: unknown '" + options.spec +
+                      "' (use inception, inception:PATH, dinov2:PATH or classifier:PATH)");
   auto path = resolve_inception_path(options);
+  const auto sfid = options.sfid ? std::optional<SfidLayer>(options.sfid_layer) : std::nullopt;
   if (path.empty()) {
-    if (options.allow_random) return std::make_unique<NativeInception>("", options.resize, device);
+    if (options.allow_random) return std::make_unique<NativeInception>("", options.resize, device, sfid);
     throw ConfigError(kNoWeights);
   }
   if (!std::filesystem::exists(path))
     throw ConfigError("fid: Inception weights " + path + " not found: " + kHowTo);
-  if (ends_with(path, ".pt")) return std::make_unique<TorchScriptInception>(path, options.resize, device);
-  return std::make_unique<NativeInception>(path, options.resize, device);
+  if (ends_with(path, ".pt")) {
+    // sFID reads an inner activation; the TorchScript file's `layers` submodules are no
+    // documented interface, and no reference checks a walk through them.
+    if (options.sfid)
+      throw ConfigError("--sfid: " + path + " is NVIDIA's TorchScript Inception; sFID needs pytorch-fid's "
+                        "pt_inception-2015-12-05-6726825d.pth (same network) as --inception PATH");
+    return std::make_unique<TorchScriptInception>(path, options.resize, device);
+  }
+  return std::make_unique<NativeInception>(path, options.resize, device, sfid);
 }
 
 }  // namespace hamgan

@@ -9,29 +9,20 @@
 #include <string>
 
 #include "metrics/classifier.h"
+#include "metrics/dinov2_preprocess.h"
+#include "metrics/feature_extractor.h"
 #include "metrics/preprocess.h"
+#include "metrics/sfid_layer.h"
 
 namespace hamgan {
 
-struct FeatureBatch {
-  torch::Tensor features;  // float32 (B, D) on the extractor's device
-  torch::Tensor logits;    // float32 (B, K): Inception fc without bias (OpenAI/torch-fidelity
-                           // "logits_unbiased", StyleGAN2-ADA no_output_bias); classifier logits
-};
-
-class FeatureExtractor {
- public:
-  virtual ~FeatureExtractor() = default;
-  virtual FeatureBatch extract(const torch::Tensor& images) = 0;  // uint8 (B, C, H, W), any device
-  virtual int64_t dim() const = 0;
-  virtual std::string describe() const = 0;  // weights and preprocessing, printed with every score
-  virtual torch::Device device() const = 0;
-};
-
 struct FeatureOptions {
-  std::string spec = "inception";  // inception | inception:PATH | classifier:PATH
+  std::string spec = "inception";  // inception | inception:PATH | classifier:PATH | dinov2:PATH
   std::string inception;           // weights when spec is plain "inception" (else $HAMGAN_INCEPTION)
   ResizeMode resize = ResizeMode::legacy_tensorflow;  // Inception preprocessing
+  DinoResize dinov2_resize = DinoResize::torch_bicubic;  // DINOv2 preprocessing
+  bool sfid = false;               // Inception: also the spatial features of sFID
+  SfidLayer sfid_layer = SfidLayer::adm;
   std::string device = "auto";     // auto | cpu | cuda
   bool allow_random = false;       // benchmarks: random Inception weights when none are given
 };

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "data/dataset.h"
 #include "metrics/bootstrap.h"
@@ -15,6 +16,7 @@
 #include "metrics/frechet.h"
 #include "metrics/image_source.h"
 #include "metrics/intra_class.h"
+#include "metrics/label_mode.h"
 #include "metrics/prdc.h"
 #include "metrics/scores.h"
 #include "metrics/stats.h"
@@ -28,17 +30,24 @@ InputKind classify_input(const std::string& path);
 
 struct SampleOptions {
   int64_t n = 50000;      // images per data set / generator (0: a whole data set)
-  int64_t batch = 64;     // images per feature-extractor call
+  int64_t batch = 0;      // images per feature-extractor call; 0: what the device suits (suited_batch)
   uint64_t seed = 0;      // generator noise and data subset draw
   int64_t standing_stats = 16;  // generators: batches for G's BN statistics (gan/sample/standing_stats.h); 0 = stored
   DatasetSpec data;       // how data-set inputs are opened (split, size, channels)
+  LabelMode labels = LabelMode::balanced;  // generators: the classes asked for (metrics/label_mode.h)
+  std::string label_data; // --labels dataset: the data set whose class frequencies are drawn
 };
+
+// Images per feature-extractor batch when --batch is 0: 250 on a GPU (the
+// Inception, DINOv2 ViT-L and generator fit with room to spare), 50 on a CPU.
+int64_t suited_batch(torch::Device device);
 
 struct SideFeatures {
   FeatureStats stats;
   torch::Tensor features;  // (N, D) float32 CPU, kept only for KID, PRDC, intra-class FID, the bootstrap
   torch::Tensor logits;    // (N, K) float32 CPU, kept only when IS needs it
   torch::Tensor labels;    // (N) int64 CPU, kept only for intra-class FID
+  // stats.mu_s / sigma_s: sFID's, when the extractor gives spatial features
   std::string description;
   int64_t image_size = 0;      // side of the images (H; W when they differ is refused)
   std::string images_sha256;   // of the uint8 images in order, when asked
@@ -61,6 +70,16 @@ using CheckpointOpener =
 std::unique_ptr<ImageSource> open_image_source(const std::string& path, const SampleOptions& options,
                                                const CheckpointOpener& open_checkpoint);
 
+// The stamp of one computed side: the extractor's protocol plus where the images
+// came from (a generator's label protocol when `generated`).
+StatsProtocol side_protocol(StatsProtocol extractor, const SideFeatures& side, bool generated, LabelMode labels);
+// --batch, or with 0 what the extractor's device suits.
+int64_t feature_batch(const SampleOptions& sampling, const FeatureExtractor& extractor);
+// A warning on stderr when n ≤ dim: the covariance is then rank-deficient.
+void warn_few_samples(int64_t n, int64_t dim, const std::string& what);
+// A metric as printed: 10 significant digits.
+std::string format_metric(double value);
+
 // The extractor's part of a protocol stamp (identity, weights and their SHA-256,
 // preprocessing, feature size) for the extractor `options` made; hashes the weights.
 StatsProtocol extractor_protocol(const FeatureOptions& options, const FeatureExtractor& extractor);
@@ -81,6 +100,7 @@ struct FidConfig {
   int64_t prdc_k = 3;
   int64_t bootstrap = 0;         // resamples of the generated side for a 95% interval; 0 = off
   uint64_t bootstrap_seed = 0;
+  int64_t repeats = 1;           // a generator side: FID on this many disjoint seed ranges of n images
 };
 
 struct FidReport {
@@ -92,6 +112,8 @@ struct FidReport {
   std::optional<IntraClassFid> intra_class;
   std::optional<PrdcResult> prdc;
   std::optional<BootstrapInterval> bootstrap;
+  std::optional<double> sfid;
+  std::vector<double> repeat_fids;  // one per seed range with --repeats > 1
 };
 
 // The side PRDC and the bootstrap take as generated (0 = A, 1 = B): the only

@@ -11,12 +11,6 @@
 namespace hamgan {
 namespace {
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
 const char* side_name(int i) { return i == 0 ? "A" : "B"; }
 
 }  // namespace
@@ -63,18 +57,18 @@ void add_sample_metrics(const FidConfig& c, const SideFeatures side[2], torch::D
     report.bootstrap = bootstrap_fid(side[gen].features.to(device), side[real].stats,
                                      BootstrapOptions{c.bootstrap, c.bootstrap_seed, 0.95});
     out << "FID 95% interval (bootstrap " << c.bootstrap << ", resampling " << side_name(gen) << ", seed "
-        << c.bootstrap_seed << "): [" << fmt(report.bootstrap->lower) << ", " << fmt(report.bootstrap->upper)
-        << "], std " << fmt(report.bootstrap->std) << "\n";
+        << c.bootstrap_seed << "): [" << format_metric(report.bootstrap->lower) << ", " << format_metric(report.bootstrap->upper)
+        << "], std " << format_metric(report.bootstrap->std) << "\n";
   }
   if (c.prdc) {
     PrdcOptions o;
     o.k = c.prdc_k;
     report.prdc = compute_prdc(side[real].features.to(device), side[gen].features.to(device), o);
-    out << "precision: " << fmt(report.prdc->precision) << " (k=" << o.k << ", " << side_name(gen) << " generated, "
+    out << "precision: " << format_metric(report.prdc->precision) << " (k=" << o.k << ", " << side_name(gen) << " generated, "
         << side_name(real) << " real)\n"
-        << "recall: " << fmt(report.prdc->recall) << "\n"
-        << "density: " << fmt(report.prdc->density) << "\n"
-        << "coverage: " << fmt(report.prdc->coverage) << "\n";
+        << "recall: " << format_metric(report.prdc->recall) << "\n"
+        << "density: " << format_metric(report.prdc->density) << "\n"
+        << "coverage: " << format_metric(report.prdc->coverage) << "\n";
   }
   if (c.intra_class) {
     report.intra_class =
@@ -85,10 +79,10 @@ void add_sample_metrics(const FidConfig& c, const SideFeatures side[2], torch::D
       std::cerr << "hamgan: warning: intra-class FID has classes with " << r.min_samples << " samples for " << dim
                 << "-d features: their covariances are rank-deficient and the per-class FIDs unreliable (use more "
                    "images per class, --n)\n";
-    out << "intra-class FID: mean " << fmt(r.mean) << " over " << r.classes.size() << " classes; worst:";
+    out << "intra-class FID: mean " << format_metric(r.mean) << " over " << r.classes.size() << " classes; worst:";
     const auto worst = worst_classes(r, c.intra_class_worst);
     for (size_t i = 0; i < worst.size(); ++i)
-      out << (i ? ", " : " ") << "class " << worst[i].label << " " << fmt(worst[i].fid);
+      out << (i ? ", " : " ") << "class " << worst[i].label << " " << format_metric(worst[i].fid);
     out << "\n";
     if (!r.skipped.empty()) {
       out << "note: intra-class FID skipped " << r.skipped.size()

@@ -89,7 +89,30 @@ class CallableSource : public ImageSource {
   std::string desc_;
 };
 
+class RangeSource : public ImageSource {
+ public:
+  RangeSource(ImageSource& base, int64_t offset, int64_t count) : base_(base), offset_(offset), count_(count) {}
+  int64_t size() const override { return count_; }
+  torch::Tensor batch(int64_t offset, int64_t count) override { return base_.batch(offset_ + offset, count); }
+  std::string describe() const override {
+    return base_.describe() + ", images " + std::to_string(offset_) + "–" + std::to_string(offset_ + count_ - 1);
+  }
+  bool labelled() const override { return base_.labelled(); }
+  torch::Tensor labels(int64_t offset, int64_t count) override { return base_.labels(offset_ + offset, count); }
+
+ private:
+  ImageSource& base_;
+  int64_t offset_, count_;
+};
+
 }  // namespace
+
+std::unique_ptr<ImageSource> make_range_source(ImageSource& base, int64_t offset, int64_t count) {
+  if (offset < 0 || count < 1 || offset + count > base.size())
+    throw ConfigError(base.describe() + ": images [" + std::to_string(offset) + ", " + std::to_string(offset + count) +
+                      ") outside its " + std::to_string(base.size()));
+  return std::make_unique<RangeSource>(base, offset, count);
+}
 
 std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> dataset, int64_t n, uint64_t seed) {
   return std::make_unique<DatasetSource>(std::move(dataset), n, seed);

@@ -37,6 +37,10 @@ using LabelMaker = std::function<torch::Tensor(int64_t count, int64_t offset)>;
 std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description,
                                                   LabelMaker label = nullptr);
 
+// Images [offset, offset + count) of `base` (which must outlive it): `fid
+// --repeats` takes disjoint seed ranges of one generator source this way.
+std::unique_ptr<ImageSource> make_range_source(ImageSource& base, int64_t offset, int64_t count);
+
 // Generator output in [-1, 1] → uint8, as StyleGAN2-ADA does (docs/metrics.md,
 // "Sources"): x·127.5 + 128, clamp to [0, 255], truncate (i.e. round half up).
 torch::Tensor quantize_images(const torch::Tensor& images);

@@ -149,7 +149,15 @@ FidInceptionV3Impl::FidInceptionV3Impl() {
   register_module("fc", torch::nn::Linear(2048, 1008));
 }
 
-InceptionOutput FidInceptionV3Impl::forward(const torch::Tensor& input) {
+namespace {
+
+torch::Tensor first_channels_hwc(const torch::Tensor& map) {  // (B, C, 17, 17) → (B, 2023)
+  return map.slice(1, 0, kSfidChannels).permute({0, 2, 3, 1}).reshape({map.size(0), -1});
+}
+
+}  // namespace
+
+InceptionOutput FidInceptionV3Impl::forward(const torch::Tensor& input, std::optional<SfidLayer> sfid) {
   auto call = [this](const char* name, const torch::Tensor& x) -> torch::Tensor {
     auto m = named_children()[name];
     if (auto c = m->as<BasicConv2dImpl>()) return c->forward(x);
@@ -166,12 +174,19 @@ InceptionOutput FidInceptionV3Impl::forward(const torch::Tensor& input) {
   x = call("Conv2d_3b_1x1", x);
   x = call("Conv2d_4a_3x3", x);
   x = torch::max_pool2d(x, 3, 2);  // (B, 192, 35, 35)
-  for (const char* n : {"Mixed_5b", "Mixed_5c", "Mixed_5d", "Mixed_6a", "Mixed_6b", "Mixed_6c", "Mixed_6d",
-                        "Mixed_6e", "Mixed_7a", "Mixed_7b", "Mixed_7c"})
-    x = call(n, x);                        // (B, 2048, 8, 8) at the end
-  auto pool = x.mean({2, 3});              // adaptive average pool → (B, 2048)
+  torch::Tensor spatial;
+  for (const std::string n : {"Mixed_5b", "Mixed_5c", "Mixed_5d", "Mixed_6a", "Mixed_6b", "Mixed_6c", "Mixed_6d",
+                              "Mixed_6e", "Mixed_7a", "Mixed_7b", "Mixed_7c"}) {
+    // TF's `mixed_6/conv` is Mixed_6d's 1×1 branch (conv→BN→ReLU); recomputing that one
+    // conv keeps InceptionC's forward unchanged.
+    if (sfid == SfidLayer::adm && n == "Mixed_6d")
+      spatial = first_channels_hwc(named_children()[n]->as<InceptionCImpl>()->b1(x));
+    x = call(n.c_str(), x);  // (B, 2048, 8, 8) at the end
+    if (sfid == SfidLayer::mixed_6e && n == "Mixed_6e") spatial = first_channels_hwc(x);
+  }
+  auto pool = x.mean({2, 3});  // adaptive average pool → (B, 2048)
   auto fc = named_children()["fc"]->as<torch::nn::LinearImpl>();
-  return {pool, fc->forward(pool)};
+  return {pool, fc->forward(pool), spatial};
 }
 
 torch::Tensor FidInceptionV3Impl::fc_weight() const {

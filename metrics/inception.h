@@ -8,7 +8,10 @@
 // so `pt_inception-2015-12-05-6726825d.pth` loads by name.
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
+
+#include "metrics/sfid_layer.h"
 
 namespace hamgan {
 
@@ -25,15 +28,18 @@ class BasicConv2dImpl : public torch::nn::Module {  // conv (no bias) → BN(eps
 TORCH_MODULE(BasicConv2d);
 
 struct InceptionOutput {
-  torch::Tensor pool;    // (B, 2048) pool_3 features
-  torch::Tensor logits;  // (B, 1008) fc output, with bias
+  torch::Tensor pool;     // (B, 2048) pool_3 features
+  torch::Tensor logits;   // (B, 1008) fc output, with bias
+  torch::Tensor spatial;  // (B, 2023) sFID features when asked: channels 0..6 of the 17×17
+                          // map, flattened in ADM's (h, w, c) order (its NHWC `[..., :7]`)
 };
 
 class FidInceptionV3Impl : public torch::nn::Module {
  public:
   FidInceptionV3Impl();
   // x: (B, 3, 299, 299) float, already resized and normalised to [-1, 1].
-  InceptionOutput forward(const torch::Tensor& x);
+  // sfid: also fill `spatial` from that layer (sfid_layer.h); costs one 1×1 conv for adm.
+  InceptionOutput forward(const torch::Tensor& x, std::optional<SfidLayer> sfid = std::nullopt);
   torch::Tensor fc_weight() const;  // (1008, 2048), for bias-free IS logits
 };
 TORCH_MODULE(FidInceptionV3);

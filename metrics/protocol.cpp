@@ -27,7 +27,10 @@ std::string protocol_json(const StatsProtocol& p) {
                   {"source", p.source},
                   {"source_sha256", p.source_sha256},
                   {"weights", p.weights},
-                  {"hamgan_version", p.hamgan_version}};
+                  {"hamgan_version", p.hamgan_version},
+                  {"sfid_layer", p.sfid_layer},
+                  {"labels", p.labels},
+                  {"arithmetic", p.arithmetic}};
   return j.dump();
 }
 
@@ -46,6 +49,9 @@ StatsProtocol parse_protocol_json(const std::string& text, const std::string& wh
     p.source_sha256 = field<std::string>(j, "source_sha256", "");
     p.weights = field<std::string>(j, "weights", "");
     p.hamgan_version = field<std::string>(j, "hamgan_version", "");
+    p.sfid_layer = field<std::string>(j, "sfid_layer", "");
+    p.labels = field<std::string>(j, "labels", "");
+    p.arithmetic = field<std::string>(j, "arithmetic", "");
     if (p.extractor.empty()) throw DataError("");
     return p;
   } catch (const std::exception&) {  // nlohmann's parse and type errors, and the checks above
@@ -65,12 +71,15 @@ std::string protocol_mismatch(const StatsProtocol& a, const StatsProtocol& b) {
     return differ("image_size", std::to_string(a.image_size), std::to_string(b.image_size));
   if (a.feature_dim != b.feature_dim)
     return differ("feature_dim", std::to_string(a.feature_dim), std::to_string(b.feature_dim));
+  if (!a.sfid_layer.empty() && !b.sfid_layer.empty() && a.sfid_layer != b.sfid_layer)
+    return differ("sfid_layer", a.sfid_layer, b.sfid_layer);
   return "";
 }
 
 std::string protocol_summary(const StatsProtocol& p) {
   const std::string sha = p.weights_sha256.empty() ? "in memory" : "sha256 " + p.weights_sha256.substr(0, 12) + "…";
-  return p.extractor + " " + sha + ", " + p.preprocessing + ", " + std::to_string(p.image_size) + " px images";
+  return p.extractor + " " + sha + ", " + p.preprocessing + ", " + std::to_string(p.image_size) + " px images" +
+         (p.labels.empty() ? "" : ", labels " + p.labels) + (p.arithmetic.empty() ? "" : ", " + p.arithmetic);
 }
 
 }  // namespace hamgan

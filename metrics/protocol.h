@@ -18,12 +18,15 @@ struct StatsProtocol {
   std::string preprocessing;   // Inception resize mode, or "classifier input"
   int64_t image_size = 0;      // side of the images given to the extractor (0: not known yet)
   int64_t feature_dim = 0;
+  std::string sfid_layer;      // sFID statistics' activation (metrics/sfid_layer.h); "" without them
   // Where the statistics come from: reported, never a reason to refuse.
   int64_t n = 0;               // samples
   std::string source;          // data set path, or generator checkpoint
   std::string source_sha256;   // of the uint8 images in the order used (data sets)
   std::string weights;         // the weights file as given
   std::string hamgan_version;  // version and source revision that wrote it
+  std::string labels;          // generated images: the label protocol (metrics/label_mode.h); "" for data
+  std::string arithmetic;      // the extractor's arithmetic (metrics/exact_arithmetic.h); "" from older files
 
   bool stamped() const { return !extractor.empty(); }
 };
@@ -34,7 +37,9 @@ StatsProtocol parse_protocol_json(const std::string& text, const std::string& wh
 
 // "" when statistics under `a` and `b` may be compared; otherwise one phrase
 // naming the first field that differs and both values. An image size of 0 is
-// not known yet (features not computed) and is not compared.
+// not known yet (features not computed) and is not compared; neither is an
+// sFID layer one side does not have (only sFID needs it). The label protocol
+// and arithmetic are reported, not compared (real images have no labels drawn).
 std::string protocol_mismatch(const StatsProtocol& a, const StatsProtocol& b);
 
 // "inception sha256 1a2b3c4d…, legacy_tensorflow, 299 px in" : for the printed result.

@@ -1,6 +1,9 @@
 // Streaming feature statistics and their .npz files.
 #include "metrics/stats.h"
 
+#include <tuple>
+#include <utility>
+
 #include "core/errors.h"
 #include "metrics/npz.h"
 
@@ -37,6 +40,10 @@ FeatureStats RunningStats::finish() const {
 void save_stats(const std::string& path, const FeatureStats& stats, bool compressed) {
   NpzArrays arrays{{"mu", stats.mu.to(torch::kCPU, torch::kFloat64).contiguous()},
                    {"sigma", stats.sigma.to(torch::kCPU, torch::kFloat64).contiguous()}};
+  if (stats.mu_s.defined()) {  // sFID, under ADM's keys
+    arrays["mu_s"] = stats.mu_s.to(torch::kCPU, torch::kFloat64).contiguous();
+    arrays["sigma_s"] = stats.sigma_s.to(torch::kCPU, torch::kFloat64).contiguous();
+  }
   if (stats.n > 0) arrays["n"] = torch::tensor(stats.n, torch::kInt64);
   if (stats.protocol.stamped()) {
     const std::string text = protocol_json(stats.protocol);
@@ -46,16 +53,31 @@ void save_stats(const std::string& path, const FeatureStats& stats, bool compres
   write_npz(path, arrays, compressed);
 }
 
+namespace {
+
+// float32 or float64 (D) and (D, D) → float64; `suffix` names the keys in errors.
+std::pair<torch::Tensor, torch::Tensor> mean_and_covariance(const std::string& path, const torch::Tensor& mu_in,
+                                                            const torch::Tensor& sigma_in, const std::string& suffix) {
+  auto mu = mu_in.to(torch::kFloat64).reshape({-1});
+  auto sigma = sigma_in.to(torch::kFloat64);
+  if (sigma.dim() != 2 || sigma.size(0) != mu.size(0) || sigma.size(1) != mu.size(0))
+    throw DataError(path + ": sigma" + suffix + " shape " + c10::str(sigma.sizes()) + " does not match mu" + suffix +
+                    " length " + std::to_string(mu.size(0)));
+  return {mu, sigma};
+}
+
+}  // namespace
+
 FeatureStats load_stats(const std::string& path) {
-  auto arrays = read_npz(path, {"mu", "sigma", "n", "protocol"});
+  auto arrays = read_npz(path, {"mu", "sigma", "mu_s", "sigma_s", "n", "protocol"});
   if (!arrays.count("mu") || !arrays.count("sigma"))
     throw DataError(path + ": no `mu` and `sigma` arrays (not an FID statistics file; make one with 'hamgan fid-stats')");
   FeatureStats s;
-  s.mu = arrays["mu"].to(torch::kFloat64).reshape({-1});
-  s.sigma = arrays["sigma"].to(torch::kFloat64);
-  if (s.sigma.dim() != 2 || s.sigma.size(0) != s.mu.size(0) || s.sigma.size(1) != s.mu.size(0))
-    throw DataError(path + ": sigma shape " + c10::str(s.sigma.sizes()) + " does not match mu length " +
-                    std::to_string(s.mu.size(0)));
+  std::tie(s.mu, s.sigma) = mean_and_covariance(path, arrays["mu"], arrays["sigma"], "");
+  if (arrays.count("mu_s") != arrays.count("sigma_s"))
+    throw DataError(path + ": has only one of `mu_s` and `sigma_s` (sFID statistics need both)");
+  if (arrays.count("mu_s"))
+    std::tie(s.mu_s, s.sigma_s) = mean_and_covariance(path, arrays["mu_s"], arrays["sigma_s"], "_s");
   if (arrays.count("n") && arrays["n"].numel() == 1) s.n = arrays["n"].to(torch::kInt64).item<int64_t>();
   if (arrays.count("protocol")) {
     const torch::Tensor bytes = arrays["protocol"].to(torch::kUInt8).contiguous().reshape({-1});

@@ -15,6 +15,9 @@ struct FeatureStats {
   torch::Tensor mu;     // float64 (D)
   torch::Tensor sigma;  // float64 (D, D), unbiased (÷ N−1) like np.cov / pytorch-fid
   int64_t n = 0;        // samples behind them; 0 = unknown (a file without `n`)
+  // sFID's statistics under ADM's keys `mu_s`, `sigma_s` (float64 (2023), (2023, 2023));
+  // undefined when the file has none.
+  torch::Tensor mu_s, sigma_s;
   StatsProtocol protocol;  // unstamped for files from other tools
 };
 

@@ -29,9 +29,10 @@ APT_PACKAGES=(
 # pytorch-fid calls scipy's sqrtm(disp=...), removed in scipy 1.18; torchvision
 # 0.27.x is the release built against torch 2.12 (pinned so pip keeps torch).
 # prdc (NAVER's density/coverage code, which brings scikit-learn) is pinned to the
-# version the PRDC test compares against.
+# version the PRDC test compares against. timm builds the DINOv2 ViT the FD_DINOv2
+# test plants random weights in (scripts/convert_dinov2.py converts its models).
 PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1:torchvision" "tensorboard==2.21.0:tensorboard"
-  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity "prdc==0.2:prdc")
+  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity "prdc==0.2:prdc" "timm==1.0.31:timm")
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -7,6 +7,7 @@
 #include "core/stop_signal.h"
 #include "gan/eval/eval_metrics.h"
 #include "metrics/classifier_training.h"
+#include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 #include "metrics/image_source.h"
 
@@ -56,15 +57,17 @@ void open_inception(EvalExtractors& e, const EvalSettings& s, torch::Device devi
   FeatureOptions o;
   o.inception = s.inception;
   o.device = device.str();
+  o.sfid = e.inception_spatial = wants(s, &EvalMetric::needs_spatial);
   e.inception = make_feature_extractor(o);  // no weights: one line naming the file to get
   StatsProtocol ours = extractor_protocol(o, *e.inception);
   ours.image_size = s.resolution;
+  ours.labels = to_string(s.labels);
   e.inception_protocol = protocol_summary(ours);
   e.inception_logits =
       e.inception->extract(torch::zeros({1, s.image_channels, s.resolution, s.resolution}, torch::kUInt8)).logits.size(1);
   if (!wants(s, &EvalMetric::needs_reference)) return;
   const std::string make = "make it with `hamgan fid-stats DATA --inception " + ours.weights + " --size " +
-                           std::to_string(s.resolution) + " --out " + s.reference + "`";
+                           std::to_string(s.resolution) + (o.sfid ? " --sfid" : "") + " --out " + s.reference + "`";
   if (s.reference.empty())
     throw ConfigError("train: fid_inception needs eval_reference, the Inception statistics of the real images; " + make);
   e.inception_real = load_stats(s.reference);
@@ -80,7 +83,40 @@ void open_inception(EvalExtractors& e, const EvalSettings& s, torch::Device devi
     throw ConfigError("train: eval_reference " + s.reference + " was made under another protocol than this run's " +
                       "evaluation (" + mismatch + "); " + make);
   }
+  if (o.sfid && !e.inception_real.mu_s.defined())
+    throw ConfigError("train: sfid needs sFID statistics (mu_s, sigma_s) in eval_reference " + s.reference + "; " + make);
   e.inception_reference = ", " + std::to_string(e.inception_real.n) + " real (" + s.reference + ")";
+}
+
+// The DINOv2 network and its reference statistics, checked the same way.
+void open_dinov2(EvalExtractors& e, const EvalSettings& s, torch::Device device) {
+  if (s.dinov2.empty())
+    throw ConfigError("train: the dinov2 metric needs `dinov2`, a DINOv2 TorchScript file (scripts/convert_dinov2.py)");
+  FeatureOptions o;
+  o.spec = "dinov2:" + s.dinov2;
+  o.dinov2_resize = s.dinov2_resize;
+  o.device = device.str();
+  e.dinov2 = make_feature_extractor(o);
+  StatsProtocol ours = extractor_protocol(o, *e.dinov2);
+  ours.image_size = s.resolution;
+  ours.labels = to_string(s.labels);
+  e.dinov2_protocol = protocol_summary(ours);
+  const std::string make = "make it with `hamgan fid-stats DATA --features dinov2:" + s.dinov2 + " --dinov2_resize " +
+                           to_string(s.dinov2_resize) + " --size " + std::to_string(s.resolution) + " --out " +
+                           (s.dinov2_reference.empty() ? "REF.npz" : s.dinov2_reference) + "`";
+  if (s.dinov2_reference.empty())
+    throw ConfigError("train: dinov2 needs eval_reference_dinov2, the DINOv2 statistics of the real images; " + make);
+  e.dinov2_real = load_stats(s.dinov2_reference);
+  if (e.dinov2_real.mu.size(0) != ours.feature_dim)
+    throw ConfigError("train: eval_reference_dinov2 " + s.dinov2_reference + " has " +
+                      std::to_string(e.dinov2_real.mu.size(0)) + "-d statistics, the DINOv2 file gives " +
+                      std::to_string(ours.feature_dim) + "-d features; " + make);
+  const StatsProtocol& theirs = e.dinov2_real.protocol;
+  if (theirs.stamped())
+    if (const std::string mismatch = protocol_mismatch(theirs, ours); !mismatch.empty())
+      throw ConfigError("train: eval_reference_dinov2 " + s.dinov2_reference + " was made under another protocol (" +
+                        mismatch + "); " + make);
+  e.dinov2_reference = ", " + std::to_string(e.dinov2_real.n) + " real (" + s.dinov2_reference + ")";
 }
 
 std::string known_metrics() {
@@ -96,8 +132,10 @@ EvalExtractors open_eval_extractors(const EvalSettings& s, torch::Device device)
     if (!find_eval_metric(m))
       throw ConfigError("train: no evaluation metric " + m + " (known: " + known_metrics() + ")");
   EvalExtractors e;
+  ExactArithmeticScope exact;  // the real statistics in the arithmetic of every metric
   if (wants(s, &EvalMetric::needs_classifier)) open_classifier(e, s, device);
   if (wants(s, &EvalMetric::needs_inception)) open_inception(e, s, device);
+  if (wants(s, &EvalMetric::needs_dinov2)) open_dinov2(e, s, device);
   return e;
 }
 

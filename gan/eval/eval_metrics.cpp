@@ -12,11 +12,15 @@ constexpr int64_t kIsSplits = 10;  // the Inception Score's customary splits
 
 std::string generated(const GeneratedSamples& s) { return std::to_string(s.count) + " generated"; }
 
-double fid_against(const torch::Tensor& features, const FeatureStats& real) {
+double fd_against(const torch::Tensor& features, const torch::Tensor& mu, const torch::Tensor& sigma) {
   RunningStats stats;
   stats.add(features);
   const FeatureStats fake = stats.finish();
-  return frechet_distance(fake.mu, fake.sigma, real.mu, real.sigma).distance;
+  return frechet_distance(fake.mu, fake.sigma, mu, sigma).distance;
+}
+
+double fid_against(const torch::Tensor& features, const FeatureStats& real) {
+  return fd_against(features, real.mu, real.sigma);
 }
 
 // Fraction of samples the classifier assigns to the class they were generated for.
@@ -34,6 +38,15 @@ MetricValue fid_inception(const GeneratedSamples& s, const EvalExtractors& e) {
           e.inception_protocol + e.inception_reference + " vs " + generated(s)};
 }
 
+MetricValue sfid(const GeneratedSamples& s, const EvalExtractors& e) {
+  return {fd_against(s.inception_spatial, e.inception_real.mu_s, e.inception_real.sigma_s),
+          e.inception_protocol + ", sFID" + e.inception_reference + " vs " + generated(s)};
+}
+
+MetricValue fd_dinov2(const GeneratedSamples& s, const EvalExtractors& e) {
+  return {fid_against(s.dinov2_features, e.dinov2_real), e.dinov2_protocol + e.dinov2_reference + " vs " + generated(s)};
+}
+
 MetricValue inception_score_metric(const GeneratedSamples& s, const EvalExtractors& e) {
   const int64_t splits = std::min<int64_t>(kIsSplits, s.count);
   return {inception_score(s.inception_logits, splits).mean,
@@ -43,11 +56,13 @@ MetricValue inception_score_metric(const GeneratedSamples& s, const EvalExtracto
 }  // namespace
 
 const std::vector<EvalMetric>& eval_metric_table() {
-  // name, higher_is_better, needs_classifier, needs_inception, needs_reference, compute
+  // name, higher_is_better, needs_classifier, needs_inception, needs_reference, compute, needs_spatial, needs_dinov2
   static const std::vector<EvalMetric> table = {
       {"class_consistency", true, true, false, false, class_consistency},
       {"fid_classifier", false, true, false, false, fid_classifier},
       {"fid_inception", false, false, true, true, fid_inception},
+      {"sfid", false, false, true, true, sfid, true},
+      {"dinov2", false, false, false, false, fd_dinov2, false, true},
       {"is", true, false, true, false, inception_score_metric},
   };
   return table;

@@ -20,11 +20,12 @@ namespace hamgan {
 // for each, opened once per run (gan/eval/eval_extractors.h).
 struct EvalExtractors {
   FeatureClassifier classifier{nullptr};
-  std::unique_ptr<FeatureExtractor> classifier_features, inception;  // null: no metric needs it
-  FeatureStats classifier_real, inception_real;
-  std::string classifier_protocol, inception_protocol;  // weights and preprocessing
-  std::string inception_reference;                      // ", N real (FILE)"
+  std::unique_ptr<FeatureExtractor> classifier_features, inception, dinov2;  // null: no metric needs it
+  FeatureStats classifier_real, inception_real, dinov2_real;  // inception_real has mu_s/sigma_s when sfid is asked
+  std::string classifier_protocol, inception_protocol, dinov2_protocol;  // weights, preprocessing, labels
+  std::string inception_reference, dinov2_reference;    // ", N real (FILE)"
   int64_t inception_logits = 0;                         // width of the Inception's logits
+  bool inception_spatial = false;                       // the Inception also gives sFID's features
 };
 
 // One evaluation's generated samples, gathered across ranks: columns of what
@@ -35,6 +36,8 @@ struct GeneratedSamples {
   torch::Tensor classifier_predictions;  // (count) argmax class, as float32
   torch::Tensor inception_features;      // (count, 2048) float32
   torch::Tensor inception_logits;        // (count, K) float32, bias-free
+  torch::Tensor inception_spatial;       // (count, 2023) float32, sFID's
+  torch::Tensor dinov2_features;         // (count, D) float32
   torch::Tensor requested_classes;       // (count) the class each sample was generated for, as float32
 };
 
@@ -50,6 +53,8 @@ struct EvalMetric {
   bool needs_inception = false;   // the FID Inception
   bool needs_reference = false;   // eval_reference: the Inception statistics of the real images
   MetricValue (*compute)(const GeneratedSamples& samples, const EvalExtractors& extractors) = nullptr;
+  bool needs_spatial = false;     // the Inception's sFID features (and mu_s, sigma_s in the reference)
+  bool needs_dinov2 = false;      // the DINOv2 network and its reference statistics
 };
 
 // Every row, in the order eval_metrics lists them; nullptr for a name not in the table.

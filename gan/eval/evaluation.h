@@ -1,11 +1,14 @@
 #pragma once
-// Evaluation during training. One set of class-balanced EMA samples (the same z
-// at every evaluation of a run) feeds every metric asked for; the metrics are
-// the rows of gan/eval/eval_metrics.h:
+// Evaluation during training. One set of EMA samples (the same z and labels,
+// drawn by the run's label protocol, at every evaluation of a run) feeds every
+// metric asked for, all in exact fp32 (metrics/exact_arithmetic.h); the metrics
+// are the rows of gan/eval/eval_metrics.h:
 //   class_consistency  fraction the Fashion-MNIST classifier assigns to the requested class
 //   fid_classifier     FID on that classifier's features against the held-out real images
 //   fid_inception      FID on the FID Inception's pool features against `reference`,
 //                      statistics of the real set made by `hamgan fid-stats` (protocol-checked)
+//   sfid               sFID on the same Inception's spatial features against `reference`'s mu_s, sigma_s
+//   dinov2             FD_DINOv2 on a DINOv2 network's CLS embeddings against `dinov2_reference`
 //   is                 Inception Score (10 splits) on the same Inception's bias-free logits
 #include <functional>
 #include <string>
@@ -13,6 +16,7 @@
 #include "gan/eval/eval_metrics.h"
 #include "gan/eval/eval_settings.h"
 #include "gan/model/generator.h"
+#include "gan/sample/label_draw.h"
 #include "gan/report/run_log.h"
 
 namespace hamgan {
@@ -24,11 +28,13 @@ namespace hamgan {
 struct EvalShards {
   int64_t rank = 0, world = 1;
   std::function<torch::Tensor(const torch::Tensor&)> gather;  // unset: a single process
+  // Rank 0's tensor on every rank (a broadcast): the metrics are computed once, on rank 0.
+  std::function<torch::Tensor(const torch::Tensor&)> share;
 };
 
 struct EvalResult {
-  MetricRow values;       // in the order of settings.metrics
-  std::string protocol;   // how each metric was measured, for the log ("fid_inception: inception sha256 …; …")
+  MetricRow values;       // in the order of settings.metrics, the same on every rank
+  std::string protocol;   // rank 0: how each metric was measured, for the log ("fid_inception: inception sha256 …; …")
   bool empty() const { return values.empty(); }
 };
 
@@ -45,7 +51,7 @@ class Evaluator {
   const EvalSettings& settings() const;
 
   // Runs g in eval mode and puts its mode and buffers back afterwards. Every rank
-  // of a job calls it and gets the same result. Shows a progress bar. Empty
+  // of a job calls it and gets the same values. Shows a progress bar. Empty
   // when settings().metrics is. `n` > 0 replaces settings().n for this evaluation
   // (a run's last one may use more samples).
   EvalResult evaluate(Generator& g, const EvalShards& shards = {}, int64_t n = 0);
@@ -53,6 +59,7 @@ class Evaluator {
  private:
   EvalSettings settings_;
   EvalExtractors extractors_;
+  LabelDraw labels_;  // the classes every evaluation asks for
 };
 
 }  // namespace hamgan

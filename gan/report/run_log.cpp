@@ -80,10 +80,20 @@ struct Parser {
     }
     return false;
   }
-  // A JSON string value, skipped (escapes included).
-  bool skip_string() {
+  // A JSON string value into *out (the escapes json_string writes undone); false when the value is not a string.
+  bool string_value(std::string* out) {
     if (!eat('"')) return false;
-    while (i < s.size() && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+    out->clear();
+    while (i < s.size() && s[i] != '"') {
+      if (s[i] != '\\') {
+        out->push_back(s[i++]);
+        continue;
+      }
+      if (i + 1 >= s.size()) break;
+      const char c = s[i + 1];
+      out->push_back(c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c);
+      i += 2;
+    }
     if (i >= s.size()) throw std::runtime_error("unterminated string");
     ++i;
     return true;
@@ -116,30 +126,51 @@ struct Parser {
 };
 }  // namespace
 
-std::vector<std::map<std::string, double>> read_metrics(const std::string& path) {
+namespace {
+
+// Every row's numbers and text members, in file order.
+void read_rows(const std::string& path, std::vector<std::map<std::string, double>>* numbers,
+               std::vector<std::map<std::string, std::string>>* texts) {
   std::ifstream in(path);
   if (!in) throw DataError(path + ": cannot open metrics log (is this a run directory of 'hamgan train'?)");
-  std::vector<std::map<std::string, double>> rows;
-  std::string line;
+  std::string line, text;
   for (int64_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     Parser p{line};
     std::map<std::string, double> row;
+    std::map<std::string, std::string> text_row;
     try {
       if (!p.eat('{')) throw std::runtime_error("expected '{'");
       if (!p.eat('}')) {
         do {
           std::string k = p.key();
           if (!p.eat(':')) throw std::runtime_error("expected ':'");
-          if (!p.skip_string()) row[k] = p.number();
+          if (p.string_value(&text))
+            text_row[k] = text;
+          else
+            row[k] = p.number();
         } while (p.eat(','));
         if (!p.eat('}')) throw std::runtime_error("expected '}'");
       }
     } catch (const std::runtime_error& e) {
       throw DataError(path + ":" + std::to_string(n) + ": malformed metrics line (" + e.what() + ")");
     }
-    rows.push_back(std::move(row));
+    if (numbers) numbers->push_back(std::move(row));
+    if (texts) texts->push_back(std::move(text_row));
   }
+}
+
+}  // namespace
+
+std::vector<std::map<std::string, double>> read_metrics(const std::string& path) {
+  std::vector<std::map<std::string, double>> rows;
+  read_rows(path, &rows, nullptr);
+  return rows;
+}
+
+std::vector<std::map<std::string, std::string>> read_metric_texts(const std::string& path) {
+  std::vector<std::map<std::string, std::string>> rows;
+  read_rows(path, nullptr, &rows);
   return rows;
 }
 

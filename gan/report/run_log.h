@@ -30,6 +30,8 @@ class MetricsLog {
 // Rows of a metrics.jsonl file (numbers only: text members are skipped; NaN/Infinity/null read as NaN/±inf).
 // A missing file or malformed line throws DataError naming the file and line.
 std::vector<std::map<std::string, double>> read_metrics(const std::string& path);
+// The same rows' text members (e.g. an evaluation's `protocol` and `labels`); rows without any are empty maps.
+std::vector<std::map<std::string, std::string>> read_metric_texts(const std::string& path);
 
 // "1.25", "nan", "inf": the JSON spelling used in the log (Python's json reads NaN/Infinity).
 std::string json_number(double v);

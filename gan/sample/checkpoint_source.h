@@ -8,17 +8,19 @@
 #include <string>
 
 #include "metrics/fid.h"
+#include "gan/sample/label_draw.h"
 #include "metrics/image_source.h"
 
 namespace hamgan {
 
-// n class-balanced samples (image i gets class i mod K) from the EMA generator
-// of a checkpoint (a .pt file or a run directory), G on `device`. z is drawn
-// from `seed` up front, so any batch [offset, offset + count) is the same
-// whatever the batching; standing_stats: batches over which G's BN statistics
-// are recomputed first (0: the stored ones).
+// n samples from the EMA generator of a checkpoint (a .pt file or a run
+// directory), G on `device`, their classes drawn by `labels` (default: image i
+// gets class i mod K). z and labels are drawn from `seed` up front, so any batch
+// [offset, offset + count) is the same whatever the batching; standing_stats:
+// batches over which G's BN statistics are recomputed first (0: the stored ones).
 std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int64_t n, uint64_t seed,
-                                                    int64_t standing_stats, torch::Device device);
+                                                    int64_t standing_stats, torch::Device device,
+                                                    const LabelDraw& labels = {});
 
 // The opener run_fid / run_fid_stats call for checkpoint inputs; `device` (auto,
 // cpu, cuda, cuda:N) is resolved only when a checkpoint is opened.

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "core/rng.h"
+#include "gan/sample/label_draw.h"
 
 namespace hamgan {
 
@@ -32,7 +33,7 @@ torch::Tensor balanced_labels(int64_t offset, int64_t count, int64_t num_classes
 }
 
 FixedNoise::FixedNoise(int64_t n, int64_t z_dim, int64_t num_classes, uint64_t seed, double truncation,
-                       int64_t chunk) {
+                       int64_t chunk, const LabelDraw* labels) {
   if (n < 0 || z_dim < 1 || num_classes < 1)
     throw ConfigError("noise: need n >= 0, z_dim >= 1 and num_classes >= 1 (got " + std::to_string(n) + ", " +
                       std::to_string(z_dim) + ", " + std::to_string(num_classes) + ")");
@@ -45,7 +46,7 @@ FixedNoise::FixedNoise(int64_t n, int64_t z_dim, int64_t num_classes, uint64_t s
     for (int64_t i = 0; i < n; i += chunk) parts.push_back(sample_z(std::min(chunk, n - i), z_dim, truncation, gen));
     z_ = torch::cat(parts);
   }
-  labels_ = balanced_labels(0, n, num_classes);
+  labels_ = labels ? draw_labels(n, num_classes, seed, *labels) : balanced_labels(0, n, num_classes);
 }
 
 NoiseBatch FixedNoise::slice(int64_t offset, int64_t count) const {

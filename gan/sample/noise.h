@@ -8,6 +8,8 @@
 
 namespace hamgan {
 
+struct LabelDraw;  // gan/sample/label_draw.h
+
 // z ~ N(0, I) of shape (n, z_dim); with truncation > 0 every |z_i| > truncation
 // is redrawn (BigGAN's truncation trick). Uses only `gen`.
 torch::Tensor sample_z(int64_t n, int64_t z_dim, double truncation, at::Generator& gen);
@@ -30,8 +32,9 @@ class FixedNoise {
  public:
   // chunk > 0 draws z as consecutive blocks of `chunk` rows instead of in one
   // call; CPU randn fills in vectors of 16, so the split changes the values.
+  // `labels` draws the classes (gan/sample/label_draw.h; default: balanced).
   FixedNoise(int64_t n, int64_t z_dim, int64_t num_classes, uint64_t seed, double truncation = 0.0,
-             int64_t chunk = 0);
+             int64_t chunk = 0, const LabelDraw* labels = nullptr);
 
   int64_t size() const { return z_.size(0); }
   const torch::Tensor& z() const { return z_; }

@@ -31,6 +31,12 @@ torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor
   return torch::cat(out);
 }
 
+torch::Tensor generate_on_device(Generator& g, const torch::Tensor& z, const torch::Tensor& labels) {
+  torch::NoGradGuard no_grad;
+  const auto device = g->parameters().front().device();
+  return g->forward(z.to(device, /*non_blocking=*/true), labels.to(device, /*non_blocking=*/true));
+}
+
 // BigGAN-PyTorch's HDF5 layout (docs/data.md, "Sources"), readable as a data set by `hamgan`:
 // imgs uint8 (N, C, H, W), labels int64 (N).
 static void write_hdf5(const std::string& path, const torch::Tensor& images, const torch::Tensor& labels,

@@ -14,6 +14,9 @@ namespace hamgan {
 // Runs g (in its current train/eval mode) over z and labels in batches under
 // no-grad: float CPU (N, C, H, W) in [-1, 1].
 torch::Tensor generate(Generator& g, const torch::Tensor& z, const torch::Tensor& labels, int64_t batch_size);
+// One forward pass under no-grad, the images left on G's device (evaluation
+// quantises and extracts features there without a host round trip).
+torch::Tensor generate_on_device(Generator& g, const torch::Tensor& z, const torch::Tensor& labels);
 
 struct SampleConfig {
   std::string checkpoint;   // checkpoint file or run directory (its latest checkpoint)

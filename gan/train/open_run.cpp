@@ -18,10 +18,14 @@ EvalShards eval_shards(const std::shared_ptr<Communicator>& group) {
   EvalShards shards;
   shards.rank = group->rank();
   shards.world = group->world_size();
-  if (shards.world > 1)
+  if (shards.world > 1) {
     shards.gather = [group](const torch::Tensor& t) {
       return torch::cat(group->all_gather(t, "gathering evaluation features"));
     };
+    shards.share = [group](const torch::Tensor& t) {  // all_gather moves to the backend's device (NCCL: CUDA)
+      return group->all_gather(t, "sharing rank 0's evaluation metrics").front();
+    };
+  }
   return shards;
 }
 

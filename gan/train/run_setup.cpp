@@ -81,6 +81,10 @@ EvalSettings eval_settings(const TrainConfig& c) {
   s.classifier = c.classifier;
   s.inception = c.inception;
   s.reference = c.eval_reference;
+  s.dinov2 = c.dinov2;
+  s.dinov2_resize = c.dinov2_resize;
+  s.dinov2_reference = c.eval_reference_dinov2;
+  s.labels = c.eval_labels;
   s.dataset = c.dataset;
   s.resolution = c.model.resolution;
   s.image_channels = c.model.image_channels;

@@ -100,7 +100,8 @@ class EvalHook final : public TrainHook {
     const bool improved = !resized && update_best(state, result.values, run);
     if (improved) save_best_checkpoint(state, run);  // a collective in a data-parallel job
     if (!run.main) return;
-    run.log->append(state.step, result.values, {{"protocol", result.protocol}});
+    run.log->append(state.step, result.values,
+                    {{"protocol", result.protocol}, {"labels", to_string(evaluator_->settings().labels)}});
     std::ostringstream msg;
     for (const auto& [k, v] : result.values) {
       if (run.tb) run.tb->add_scalar("eval/" + k, v, state.step);

@@ -119,11 +119,22 @@ const FieldTable<TrainConfig>& train_config_fields() {
                    &T::eval_final_n).on_resume(kMay),
       member_field(list_field("eval_metrics", eval_metric_names(), "Metrics of each evaluation (one set of samples)"),
                    &T::eval_metrics).on_resume(kMay),
-      member_field(string_field("eval_reference", "Inception statistics of the real images (.npz from fid-stats) "
-                                                  "for fid_inception"),
+      member_field(string_field("eval_reference", "Inception statistics of the real images (.npz from fid-stats; "
+                                                  "with --sfid for sfid) for fid_inception and sfid"),
                    &T::eval_reference).on_resume(kMay),
-      member_field(string_field("inception", "Inception weights for fid_inception and is (default $HAMGAN_INCEPTION)"),
+      member_field(string_field("inception", "Inception weights for fid_inception, sfid and is (default "
+                                             "$HAMGAN_INCEPTION)"),
                    &T::inception).on_resume(kMay),
+      member_field(string_field("dinov2", "DINOv2 TorchScript file for the dinov2 metric (scripts/convert_dinov2.py)"),
+                   &T::dinov2).on_resume(kMay),
+      enum_field("dinov2_resize", dino_resize_table(), "DINOv2 preprocessing of the dinov2 metric", &T::dinov2_resize)
+          .on_resume(kMay),
+      member_field(string_field("eval_reference_dinov2", "DINOv2 statistics of the real images (.npz from fid-stats "
+                                                         "--features dinov2:FILE) for dinov2"),
+                   &T::eval_reference_dinov2).on_resume(kMay),
+      enum_field("eval_labels", label_mode_table(), "Classes each evaluation asks G for: balanced, random, or dataset "
+                                                    "(the training set's class frequencies)",
+                 &T::eval_labels).on_resume(kMust),
       member_field(choice_field("best_metric", best_metric_choices(),
                                 "Metric whose best value keeps checkpoints/best.pt (auto: fid_inception if "
                                 "evaluated, else fid_classifier)"),

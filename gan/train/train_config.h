@@ -15,6 +15,8 @@
 #include "gan/train/precision.h"
 #include "gan/model/model_config.h"
 #include "gan/sample/standing_stats.h"
+#include "metrics/dinov2_preprocess.h"
+#include "metrics/label_mode.h"
 
 namespace hamgan {
 
@@ -80,11 +82,15 @@ struct TrainConfig {
   int64_t checkpoint_every = 1000;   // steps between checkpoints (0 = only at the end)
   int64_t keep_checkpoints = 2;      // newest checkpoint files kept (>= 1)
   int64_t eval_every = 0;            // steps between evaluations (0 = off; gan/eval/evaluation.h)
-  int64_t eval_n = 1000;             // generated images per evaluation (class-balanced)
+  int64_t eval_n = 1000;             // generated images per evaluation
   int64_t eval_final_n = 0;          // images for the evaluation at the last step (0: eval_n), e.g. 50000 for the paper number
   std::vector<std::string> eval_metrics = {"class_consistency", "fid_classifier"};  // fid_inception, is too
   std::string eval_reference;        // Inception statistics of the real images (hamgan fid-stats) for fid_inception
-  std::string inception;             // Inception weights for fid_inception and is ("" = $HAMGAN_INCEPTION)
+  std::string inception;             // Inception weights for fid_inception, sfid and is ("" = $HAMGAN_INCEPTION)
+  std::string dinov2;                // DINOv2 TorchScript file for the dinov2 metric (scripts/convert_dinov2.py)
+  DinoResize dinov2_resize = DinoResize::torch_bicubic;
+  std::string eval_reference_dinov2; // DINOv2 statistics of the real images (fid-stats --features dinov2:FILE)
+  LabelMode eval_labels = LabelMode::balanced;  // classes the evaluation asks G for (metrics/label_mode.h)
   // The metric whose best value keeps checkpoints/best.pt: auto = fid_inception when
   // evaluated, else fid_classifier; none = no best checkpoint.
   std::string best_metric = "auto";

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 
 namespace hamgan::test {
@@ -49,6 +50,19 @@ inline std::string file_contents(const std::string& path) {
 
 // The `hamgan` binary ctest passes in; null when a test binary runs on its own.
 inline const char* hamgan_bin() { return std::getenv("HAMGAN_BIN"); }
+
+// Runs the hamgan binary with `args`; *status is its exit code; returns stdout and stderr.
+inline std::string run_hamgan(const std::string& args, int* status) {
+  std::string out;
+  *status = run_command(std::string(hamgan_bin()) + " " + args, &out);
+  return out;
+}
+
+// The number printed right after `label` in `text` (NaN when the label is absent).
+inline double number_after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  return at == std::string::npos ? std::numeric_limits<double>::quiet_NaN() : std::stod(text.substr(at + label.size()));
+}
 
 inline std::string python_script(const std::string& name) {
   return std::string(HAMGAN_SOURCE_DIR) + "/tests/python/" + name;

@@ -10,12 +10,16 @@ namespace hamgan {
 namespace {
 
 TEST(EvalMetrics, TableGivesNamesDirectionsAndNeeds) {
-  EXPECT_EQ(eval_metric_names(), (std::vector<std::string>{"class_consistency", "fid_classifier", "fid_inception", "is"}));
-  for (const auto& [name, higher, classifier, inception, reference] :
-       std::vector<std::tuple<std::string, bool, bool, bool, bool>>{{"class_consistency", true, true, false, false},
-                                                                    {"fid_classifier", false, true, false, false},
-                                                                    {"fid_inception", false, false, true, true},
-                                                                    {"is", true, false, true, false}}) {
+  EXPECT_EQ(eval_metric_names(), (std::vector<std::string>{"class_consistency", "fid_classifier", "fid_inception", "sfid",
+                                                            "dinov2", "is"}));
+  using Row = std::tuple<std::string, bool, bool, bool, bool, bool, bool>;
+  for (const auto& [name, higher, classifier, inception, reference, spatial, dinov2] :
+       std::vector<Row>{{"class_consistency", true, true, false, false, false, false},
+                        {"fid_classifier", false, true, false, false, false, false},
+                        {"fid_inception", false, false, true, true, false, false},
+                        {"sfid", false, false, true, true, true, false},
+                        {"dinov2", false, false, false, false, false, true},
+                        {"is", true, false, true, false, false, false}}) {
     const EvalMetric* m = find_eval_metric(name);
     ASSERT_NE(m, nullptr) << name;
     EXPECT_EQ(m->higher_is_better, higher) << name;
@@ -23,6 +27,8 @@ TEST(EvalMetrics, TableGivesNamesDirectionsAndNeeds) {
     EXPECT_EQ(uses_classifier(name), classifier) << name;
     EXPECT_EQ(uses_inception(name), inception) << name;
     EXPECT_EQ(m->needs_reference, reference) << name;
+    EXPECT_EQ(m->needs_spatial, spatial) << name;
+    EXPECT_EQ(m->needs_dinov2, dinov2) << name;
     EXPECT_NE(m->compute, nullptr) << name;
   }
   EXPECT_EQ(find_eval_metric("kid"), nullptr);
@@ -56,6 +62,33 @@ TEST(EvalMetrics, FidAgainstTheSamplesOwnStatisticsIsZero) {
   EXPECT_EQ(v.protocol, "classifier:c.pt vs 64 generated");
 }
 
+// sFID reads the spatial columns against mu_s/sigma_s, FD_DINOv2 the DINOv2 columns against its own reference.
+TEST(EvalMetrics, SfidAndDinov2ReadTheirOwnColumnsAndReferences) {
+  torch::manual_seed(4);
+  GeneratedSamples s;
+  s.count = 64;
+  s.inception_spatial = torch::randn({64, 5});
+  s.dinov2_features = torch::randn({64, 3}) + 2;
+  EvalExtractors e;
+  RunningStats spatial, dino;
+  spatial.add(s.inception_spatial);
+  dino.add(s.dinov2_features);
+  const FeatureStats sp = spatial.finish();
+  e.inception_real.mu_s = sp.mu;
+  e.inception_real.sigma_s = sp.sigma;
+  e.inception_real.mu = torch::full({5}, 100.0, torch::kFloat64);  // the pool statistics must not be read
+  e.dinov2_real = dino.finish();
+  e.inception_protocol = "inception sha256 x";
+  e.dinov2_protocol = "dinov2 sha256 y";
+  const MetricValue v = find_eval_metric("sfid")->compute(s, e);
+  EXPECT_NEAR(v.value, 0.0, 1e-6);
+  EXPECT_EQ(v.protocol, "inception sha256 x, sFID vs 64 generated");
+  e.dinov2_real.mu = e.dinov2_real.mu + 1.0;  // shifted by 1 in each of 3 dims: FD = 3
+  const MetricValue d = find_eval_metric("dinov2")->compute(s, e);
+  EXPECT_NEAR(d.value, 3.0, 1e-6);
+  EXPECT_EQ(d.protocol, "dinov2 sha256 y vs 64 generated");
+}
+
 TEST(EvalMetrics, InceptionScoreOfUniformLogitsIsOneWithAtMostTenSplits) {
   GeneratedSamples s;
   s.count = 5;
@@ -83,7 +116,8 @@ TEST(Evaluator, RejectsAMetricNotInTheTable) {
     Evaluator evaluator(settings, torch::kCPU);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "train: no evaluation metric kid (known: class_consistency, fid_classifier, fid_inception, is)");
+    EXPECT_STREQ(e.what(), "train: no evaluation metric kid (known: class_consistency, fid_classifier, fid_inception, sfid, "
+                 "dinov2, is)");
   }
 }
 

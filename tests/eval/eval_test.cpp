@@ -19,11 +19,7 @@ namespace hamgan {
 namespace {
 namespace fs = std::filesystem;
 
-std::string hamgan(const std::string& args, int* status) {
-  std::string out;
-  *status = test::run_command(std::string(test::hamgan_bin()) + " " + args, &out);
-  return out;
-}
+std::string hamgan(const std::string& args, int* status) { return test::run_hamgan(args, status); }
 
 class TrainEvaluation : public ::testing::Test {
  protected:
@@ -47,10 +43,7 @@ class TrainEvaluation : public ::testing::Test {
   std::string weights_dir_, weights_;
 };
 
-double number_after(const std::string& text, const std::string& label) {
-  const auto at = text.find(label);
-  return at == std::string::npos ? std::numeric_limits<double>::quiet_NaN() : std::stod(text.substr(at + label.size()));
-}
+using test::number_after;
 
 TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproducesIt) {
   const std::string dir = test::scratch_dir("train", "eval_inception");
@@ -79,7 +72,9 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
   std::string sha;
   ASSERT_EQ(test::run_command("sha256sum " + weights_ + " | cut -c1-12", &sha), 0);
   EXPECT_NE(out.find("fid_inception: inception sha256 " + sha.substr(0, 12)), std::string::npos) << out;
-  EXPECT_NE(out.find("legacy_tensorflow, 32 px images, 24 real (" + ref + ") vs 20 generated"), std::string::npos)
+  EXPECT_NE(out.find("legacy_tensorflow, 32 px images, labels balanced, fp32, TF32 off, deterministic cuDNN, 24 real (" +
+                     ref + ") vs 20 generated"),
+            std::string::npos)
       << out;
   EXPECT_NE(out.find("is: inception sha256"), std::string::npos) << out;
   // The last step's evaluation has eval_final_n samples, and so does not compete for best.pt.

@@ -9,6 +9,7 @@
 #include "data/image_io.h"
 #include "metrics/classifier.h"
 #include "metrics/npz.h"
+#include "metrics/stats.h"
 #include "tests/metrics/helpers.h"
 
 namespace hamgan {
@@ -62,7 +63,7 @@ TEST_F(FidCheckpointCli, RunDirAgainstDataSetOnTheRequestedDevice) {
   ASSERT_EQ(run("fid " + dir_ + "/run " + dir_ + "/data" + features() + " --batch 8 --device cpu", &out), 0) << out;
   EXPECT_TRUE(std::isfinite(fid_of(out))) << out;
   EXPECT_NE(out.find("A: generator "), std::string::npos) << out;
-  EXPECT_NE(out.find("EMA weights on cpu, 20 class-balanced samples"), std::string::npos) << out;
+  EXPECT_NE(out.find("EMA weights on cpu, 20 samples, labels balanced"), std::string::npos) << out;
 }
 
 // Statistics written from the run in one batching equal the images made in another: FID 0.
@@ -88,6 +89,51 @@ TEST_F(FidCheckpointCli, ClassMetricsUseTheSampledLabels) {
   EXPECT_NE(out.find("over 10 classes; worst: class "), std::string::npos) << out;  // 2 samples of each class a side
   EXPECT_NE(out.find("(k=3, B generated, A real)"), std::string::npos) << out;
   EXPECT_NE(out.find("(bootstrap 5, resampling B, seed 0)"), std::string::npos) << out;
+}
+
+// --repeats k: k disjoint seed ranges of n images; the first is the plain command's samples.
+TEST_F(FidCheckpointCli, RepeatsPrintEachSeedRangeAndTheirMinMeanStd) {
+  std::string plain, out;
+  ASSERT_EQ(run("fid " + dir_ + "/run " + dir_ + "/data" + features() + " --device cpu", &plain), 0) << plain;
+  ASSERT_EQ(run("fid " + dir_ + "/run " + dir_ + "/data" + features() + " --device cpu --repeats 3", &out), 0) << out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("FID per seed range: ([-+0-9.eE]+) \\(images 0–19\\) ([-+0-9.eE]+) "
+                                                   "\\(images 20–39\\) ([-+0-9.eE]+) \\(images 40–59\\)")))
+      << out;
+  const double f[3] = {std::stod(m[1].str()), std::stod(m[2].str()), std::stod(m[3].str())};
+  EXPECT_NEAR(f[0], fid_of(plain), 1e-9 * fid_of(plain)) << plain << out;
+  EXPECT_NE(f[0], f[1]);  // other images, another value
+  const double mean = (f[0] + f[1] + f[2]) / 3;
+  const double std = std::sqrt(((f[0] - mean) * (f[0] - mean) + (f[1] - mean) * (f[1] - mean) +
+                                (f[2] - mean) * (f[2] - mean)) / 2);
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("FID over 3 seed ranges: min ([-+0-9.eE]+), mean ([-+0-9.eE]+), "
+                                                   "std ([-+0-9.eE]+)")))
+      << out;
+  EXPECT_NEAR(std::stod(m[1].str()), std::min({f[0], f[1], f[2]}), 1e-8 * mean);
+  EXPECT_NEAR(std::stod(m[2].str()), mean, 1e-8 * mean);
+  EXPECT_NEAR(std::stod(m[3].str()), std, 1e-7 * mean);
+  EXPECT_EQ(run("fid " + dir_ + "/data " + dir_ + "/data" + features() + " --repeats 2", &out), 1) << out;
+  EXPECT_NE(out.find("--repeats 2 needs exactly one generator checkpoint"), std::string::npos) << out;
+}
+
+// The label protocol changes the classes G is asked for, and is stamped.
+TEST_F(FidCheckpointCli, LabelProtocolIsDrawnAndStamped) {
+  std::string balanced, random, dataset;
+  const std::string fid = "fid " + dir_ + "/run " + dir_ + "/data" + features() + " --device cpu";
+  ASSERT_EQ(run(fid, &balanced), 0) << balanced;
+  ASSERT_EQ(run(fid + " --labels random", &random), 0) << random;
+  ASSERT_EQ(run(fid + " --labels dataset", &dataset), 0) << dataset;
+  EXPECT_NE(fid_of(balanced), fid_of(random));
+  EXPECT_NE(random.find("labels random"), std::string::npos) << random;
+  EXPECT_NE(dataset.find("labels dataset (class frequencies of " + dir_ + "/data)"), std::string::npos) << dataset;
+  std::string out;
+  ASSERT_EQ(run("fid-stats " + dir_ + "/run --out " + dir_ + "/random.npz --labels random" + features() + " --device cpu",
+                &out),
+            0)
+      << out;
+  EXPECT_EQ(load_stats(dir_ + "/random.npz").protocol.labels, "random");
+  EXPECT_EQ(run("fid-stats " + dir_ + "/run --out " + dir_ + "/d.npz --labels dataset" + features(), &out), 1) << out;
+  EXPECT_NE(out.find("--labels dataset needs --label_data DATA"), std::string::npos) << out;
 }
 
 // Before, the generator was loaded on "auto" whatever --device said.

@@ -212,7 +212,9 @@ TEST(FidCli, StatisticsAreProtocolStampedAndMismatchesRefused) {
   r = run_cli("fid " + dir + "/s32.npz " + data + common, dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("protocol: classifier sha256 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("classifier input, 32 px images, 300 vs 300 samples"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("classifier input, 32 px images, fp32, TF32 off, deterministic cuDNN, 300 vs 300 samples"),
+            std::string::npos)
+      << r.out;
 
   // Another image size: one line naming the field, before any features are computed.
   r = run_cli("fid " + dir + "/s32.npz " + dir + "/s28.npz", dir);

@@ -15,30 +15,11 @@ using namespace hamgan;
 
 namespace {
 
-struct References {
-  std::string dir;
-  NpzArrays ref;
-};
-
-// The reference script takes ~20 s, so all tests here share one run.
-References& references() {
-  static References r = [] {
-    References x;
-    int rc = test::cached_reference("inception_reference.py", "inception", &x.dir);
-    if (rc == 0) x.ref = read_npz(x.dir + "/ref.npz");
-    if (rc != 0 && rc != 3) ADD_FAILURE() << "inception_reference.py failed";
-    return x;
-  }();
-  return r;
-}
-
-#define NEED_REFERENCES()                                                                    \
-  auto& R = references();                                                                    \
+#define NEED_REFERENCES()                     \
+  auto& R = test::npz_reference("inception_reference.py", "inception"); \
   if (R.ref.empty()) REFERENCE_MISSING("pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)")
 
-double max_abs(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
+using test::max_abs;
 
 }  // namespace
 

@@ -125,7 +125,8 @@ TEST(TrainConfig, EvalMetricsIsAListOfKnownNamesAndBestMetricMustBeAmongThem) {
     return std::string();
   };
   EXPECT_NE(error_of("eval_metrics = [\"fid\"]\n").find("eval_metrics lists names from class_consistency, "
-                                                          "fid_classifier, fid_inception, is; 'fid' is not one of them"),
+                                                          "fid_classifier, fid_inception, sfid, dinov2, is; 'fid' is not one "
+                                                          "of them"),
             std::string::npos);
   EXPECT_NE(error_of("eval_metrics = [\"is\", \"is\"]\n").find("names 'is' twice"), std::string::npos);
   EXPECT_NE(error_of("eval_every = 10\nbest_metric = \"is\"\n").find("best_metric is is not evaluated"),

@@ -1,0 +1,79 @@
+// FD_DINOv2's TorchScript feature extractor (see dinov2_features.h).
+#include "metrics/dinov2_features.h"
+
+#include <torch/script.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/errors.h"
+
+namespace hamgan {
+namespace {
+
+const std::string kConvert = "write it with scripts/convert_dinov2.py";
+
+std::string shape_text(const torch::Tensor& t) {
+  std::ostringstream s;
+  s << t.sizes();
+  return s.str();
+}
+
+class Dinov2Features : public FeatureExtractor {
+ public:
+  Dinov2Features(const std::string& path, DinoResize mode, torch::Device device) : mode_(mode), device_(device) {
+    if (!std::filesystem::is_regular_file(path))
+      throw CheckpointError(path + ": DINOv2 TorchScript file not found; " + kConvert);
+    try {
+      module_ = torch::jit::load(path, device);
+    } catch (const c10::Error&) {
+      throw CheckpointError(path + ": not a TorchScript archive (--features dinov2:PATH); " + kConvert);
+    }
+    module_.eval();
+    // One probe image fixes D and catches a module that is not a CLS-embedding network
+    // (e.g. one still carrying a classifier head or returning patch tokens).
+    torch::NoGradGuard g;
+    torch::IValue out;
+    try {
+      out = module_.forward({torch::zeros({1, 3, 224, 224}, torch::TensorOptions().device(device))});
+    } catch (const std::exception&) {
+      throw CheckpointError(path + ": forward on a (1, 3, 224, 224) float32 image fails; " + kConvert);
+    }
+    if (!out.isTensor() || out.toTensor().dim() != 2 || out.toTensor().size(0) != 1)
+      throw CheckpointError(path + ": maps a (1, 3, 224, 224) image to " +
+                            (out.isTensor() ? shape_text(out.toTensor()) : std::string("a non-tensor")) +
+                            ", not (1, D) CLS embeddings; " + kConvert);
+    dim_ = out.toTensor().size(1);
+    desc_ = "DINOv2 (TorchScript " + path + ", " + std::to_string(dim_) + "-d CLS features), resize " +
+            to_string(mode_);
+  }
+
+  FeatureBatch compute(const torch::Tensor& images) override {  // called through extract() (features.h)
+    torch::NoGradGuard g;
+    auto x = preprocess_for_dinov2(images.to(device_), mode_);
+    auto f = module_.forward({x}).toTensor();
+    if (f.dim() != 2 || f.size(0) != x.size(0) || f.size(1) != dim_)
+      throw DataError("fid: DINOv2 module returned " + shape_text(f) + " for " + std::to_string(x.size(0)) +
+                      " images; expected (N, " + std::to_string(dim_) + ")");
+    return {f.to(torch::kFloat32), torch::Tensor(), torch::Tensor()};
+  }
+  int64_t dim() const override { return dim_; }
+  std::string describe() const override { return desc_; }
+  torch::Device device() const override { return device_; }
+
+ private:
+  torch::jit::Module module_;
+  DinoResize mode_;
+  torch::Device device_;
+  int64_t dim_ = 0;
+  std::string desc_;
+};
+
+}  // namespace
+
+std::unique_ptr<FeatureExtractor> make_dinov2_extractor(const std::string& path, DinoResize mode,
+                                                        torch::Device device) {
+  return std::make_unique<Dinov2Features>(path, mode, device);
+}
+
+}  // namespace hamgan

@@ -1,0 +1,20 @@
+#pragma once
+// FD_DINOv2's feature extractor (Stein et al., NeurIPS 2023; EDM2's tables): a
+// TorchScript module the user supplies (scripts/convert_dinov2.py writes one from
+// the hub's or timm's ViT-L/14), mapping float32 (N, 3, 224, 224) images
+// normalised with ImageNet's mean and std to (N, D) CLS embeddings.
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+#include "metrics/dinov2_preprocess.h"
+#include "metrics/feature_extractor.h"
+
+namespace hamgan {
+
+// CheckpointError naming `path` and the fix when it is missing, not TorchScript,
+// or does not map a (1, 3, 224, 224) input to a (1, D) output. No logits.
+std::unique_ptr<FeatureExtractor> make_dinov2_extractor(const std::string& path, DinoResize mode, torch::Device device);
+
+}  // namespace hamgan
