@@ -12,7 +12,7 @@
 #include "data/dataset.h"
 #include "gan/eval/evaluation.h"
 #include "metrics/classifier.h"
-#include "tests/common/test_util.h"
+#include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {
@@ -43,16 +43,12 @@ class TwoRankExchange {
   int64_t arrived_ = 0, generation_ = 0;
 };
 
+// The tiny test model with no eval-time randomness, so both ranks' samples are the single process's.
 ModelConfig small_generator() {
-  ModelConfig m;
-  m.resolution = 32;
-  m.image_channels = 1;
-  m.num_classes = 10;
-  m.z_dim = 8;
-  m.g_ch = 4;
-  m.d_ch = 4;
-  m.g_block.name = "none";  // no eval-time randomness: both ranks' samples are the single process's
+  ModelConfig m = test::tiny_config("").model;
+  m.g_block.name = "none";
   m.d_block.name = "none";
+  m.block_options.clear();
   return m;
 }
 
