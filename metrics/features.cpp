@@ -171,6 +171,8 @@ std::unique_ptr<FeatureExtractor> make_feature_extractor(const FeatureOptions& o
   }
   if (!std::filesystem::exists(path))
     throw ConfigError("fid: Inception weights " + path + " not found: " + kHowTo);
+  if (std::filesystem::is_directory(path))  // else the loader fails with the stream's own words
+    throw ConfigError("fid: Inception weights " + path + " is a directory; give the weights file in it: " + kHowTo);
   if (ends_with(path, ".pt")) {
     // sFID reads an inner activation; the TorchScript file's `layers` submodules are no
     // documented interface, and no reference checks a walk through them.

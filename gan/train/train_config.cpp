@@ -71,7 +71,7 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(int_field("batch_size", "Images per D and per G update", at_least(1)), &T::batch_size)
           .on_resume(kMust),
       member_field(int_field("steps", "Total steps (d_steps D updates + 1 G update each)", at_least(0)), &T::steps)
-          .on_resume(kNotCompared),
+          .on_resume(kMay),
       member_field(float_field("g_lr", "Generator Adam learning rate", above(0)), &T::g_lr).on_resume(kMay),
       member_field(float_field("d_lr", "Discriminator Adam learning rate", above(0)), &T::d_lr).on_resume(kMay),
       member_field(float_field("beta1", "Adam beta1", in_range(0, 1)), &T::beta1).on_resume(kMust),

@@ -4,6 +4,8 @@
 // TorchScript grid_sample resize. References: tests/python/inception_reference.py.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/errors.h"
 #include "metrics/features.h"
 #include "metrics/inception.h"
@@ -76,6 +78,25 @@ TEST(Inception, NoWeightsIsOneClearLine) {
     EXPECT_NE(m.find("inception-2015-12-05.pt"), std::string::npos);
     EXPECT_NE(m.find("HAMGAN_INCEPTION"), std::string::npos);
     EXPECT_NE(m.find("--inception"), std::string::npos);
+  }
+}
+
+// A directory given as the weights (a common slip: the folder the file was downloaded to) is named as one.
+TEST(Inception, ADirectoryAsWeightsIsOneLineNamingIt) {
+  const std::string dir = test::temp_dir("inception_dir_weights");
+  for (const std::string name : {"weights.pth", "weights.pt"}) {
+    std::filesystem::create_directories(dir + "/" + name);
+    FeatureOptions o;
+    o.inception = dir + "/" + name;
+    o.device = "cpu";
+    try {
+      make_feature_extractor(o);
+      FAIL() << "a directory was taken for weights";
+    } catch (const ConfigError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find(dir + "/" + name + " is a directory"), std::string::npos) << m;
+    }
   }
 }
 

@@ -124,6 +124,7 @@ TEST(TrainReliability, ResumeRefusesAChangedSeedUnlessAllowedAndRecordsChanges) 
   ASSERT_EQ(run_command(train_cmd(dir, 6, "--resume --seed 5 --allow_config_change"), &out), 0) << out;
   const std::string changes = test::file_contents(dir + "/config_changes.log");
   EXPECT_NE(changes.find("step 2: g_lr 0.0001 -> 0.0002"), std::string::npos) << changes;
+  EXPECT_NE(changes.find("step 2: steps 2 -> 4"), std::string::npos) << changes;  // training further is recorded
   EXPECT_NE(changes.find("step 4: seed 0 -> 5 (forced with --allow_config_change)"), std::string::npos) << changes;
 }
 
