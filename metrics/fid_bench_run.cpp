@@ -5,14 +5,12 @@
 
 #include "core/device.h"
 #include "core/errors.h"
-#include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 
 namespace hamgan {
 
 void run_fid_bench(const FidBenchConfig& c, std::ostream& out) {
   if (c.images < 1 || c.batch < 1 || c.size < 8) throw ConfigError("bench fid: --images, --batch ≥ 1 and --size ≥ 8");
-  ExactArithmeticScope exact;  // timed as every metric runs
   auto time_extractor = [&](FeatureExtractor& fx) {
     auto images = torch::randint(0, 256, {c.batch, 3, c.size, c.size}, torch::kUInt8);
     fx.extract(images);  // warm-up (allocations, lazy init)

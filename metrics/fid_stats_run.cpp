@@ -5,8 +5,7 @@
 namespace hamgan {
 
 FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const CheckpointOpener& open_checkpoint) {
-    const bool npz = c.out.size() >= 4 && c.out.compare(c.out.size() - 4, 4, ".npz") == 0;
-  if (c.out.empty() || !npz) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
+    if (classify_input(c.out) != InputKind::stats) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
   const InputKind kind = classify_input(c.source);
   if (kind == InputKind::stats) throw ConfigError(c.source + " is already a statistics file");
   auto extractor = make_feature_extractor(c.features);

@@ -7,7 +7,6 @@
 #include "core/stop_signal.h"
 #include "gan/eval/eval_metrics.h"
 #include "metrics/classifier_training.h"
-#include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 #include "metrics/image_source.h"
 
@@ -51,6 +50,27 @@ void open_classifier(EvalExtractors& e, const EvalSettings& s, torch::Device dev
                           s.dataset + " test)";
 }
 
+// The real images' statistics in `path` (the config key `key`), checked against
+// the protocol the generated side will have: same feature size, and same
+// weights, preprocessing and image size when the file is stamped. `make` says
+// how to make a matching file.
+FeatureStats read_reference(const std::string& key, const std::string& path, const StatsProtocol& ours,
+                            const std::string& network, const std::string& make) {
+  FeatureStats real = load_stats(path);
+  if (real.mu.size(0) != ours.feature_dim)
+    throw ConfigError("train: " + key + " " + path + " has " + std::to_string(real.mu.size(0)) + "-d statistics, the " +
+                      network + " gives " + std::to_string(ours.feature_dim) + "-d features; " + make);
+  if (!real.protocol.stamped()) {
+    std::cerr << "train: note: " << key << " " << path
+              << " carries no protocol stamp (made by another tool); its distances compare only if it used the same "
+              << network << " weights, resize and image size\n";
+  } else if (const std::string mismatch = protocol_mismatch(real.protocol, ours); !mismatch.empty()) {
+    throw ConfigError("train: " + key + " " + path + " was made under another protocol than this run's " +
+                      "evaluation (" + mismatch + "); " + make);
+  }
+  return real;
+}
+
 // The Inception, and the reference statistics checked against the protocol the
 // generated side will have: same weights, preprocessing and image size.
 void open_inception(EvalExtractors& e, const EvalSettings& s, torch::Device device) {
@@ -70,19 +90,7 @@ void open_inception(EvalExtractors& e, const EvalSettings& s, torch::Device devi
                            std::to_string(s.resolution) + (o.sfid ? " --sfid" : "") + " --out " + s.reference + "`";
   if (s.reference.empty())
     throw ConfigError("train: fid_inception needs eval_reference, the Inception statistics of the real images; " + make);
-  e.inception_real = load_stats(s.reference);
-  const StatsProtocol& theirs = e.inception_real.protocol;
-  if (e.inception_real.mu.size(0) != ours.feature_dim)
-    throw ConfigError("train: eval_reference " + s.reference + " has " + std::to_string(e.inception_real.mu.size(0)) +
-                      "-d statistics, the Inception gives " + std::to_string(ours.feature_dim) + "-d features; " + make);
-  if (!theirs.stamped()) {
-    std::cerr << "train: note: eval_reference " << s.reference
-              << " carries no protocol stamp (made by another tool); its FIDs compare only if it used the same "
-                 "Inception weights, resize and image size\n";
-  } else if (const std::string mismatch = protocol_mismatch(theirs, ours); !mismatch.empty()) {
-    throw ConfigError("train: eval_reference " + s.reference + " was made under another protocol than this run's " +
-                      "evaluation (" + mismatch + "); " + make);
-  }
+  e.inception_real = read_reference("eval_reference", s.reference, ours, "Inception", make);
   if (o.sfid && !e.inception_real.mu_s.defined())
     throw ConfigError("train: sfid needs sFID statistics (mu_s, sigma_s) in eval_reference " + s.reference + "; " + make);
   e.inception_reference = ", " + std::to_string(e.inception_real.n) + " real (" + s.reference + ")";
@@ -106,16 +114,7 @@ void open_dinov2(EvalExtractors& e, const EvalSettings& s, torch::Device device)
                            (s.dinov2_reference.empty() ? "REF.npz" : s.dinov2_reference) + "`";
   if (s.dinov2_reference.empty())
     throw ConfigError("train: dinov2 needs eval_reference_dinov2, the DINOv2 statistics of the real images; " + make);
-  e.dinov2_real = load_stats(s.dinov2_reference);
-  if (e.dinov2_real.mu.size(0) != ours.feature_dim)
-    throw ConfigError("train: eval_reference_dinov2 " + s.dinov2_reference + " has " +
-                      std::to_string(e.dinov2_real.mu.size(0)) + "-d statistics, the DINOv2 file gives " +
-                      std::to_string(ours.feature_dim) + "-d features; " + make);
-  const StatsProtocol& theirs = e.dinov2_real.protocol;
-  if (theirs.stamped())
-    if (const std::string mismatch = protocol_mismatch(theirs, ours); !mismatch.empty())
-      throw ConfigError("train: eval_reference_dinov2 " + s.dinov2_reference + " was made under another protocol (" +
-                        mismatch + "); " + make);
+  e.dinov2_real = read_reference("eval_reference_dinov2", s.dinov2_reference, ours, "DINOv2 network", make);
   e.dinov2_reference = ", " + std::to_string(e.dinov2_real.n) + " real (" + s.dinov2_reference + ")";
 }
 
@@ -132,7 +131,6 @@ EvalExtractors open_eval_extractors(const EvalSettings& s, torch::Device device)
     if (!find_eval_metric(m))
       throw ConfigError("train: no evaluation metric " + m + " (known: " + known_metrics() + ")");
   EvalExtractors e;
-  ExactArithmeticScope exact;  // the real statistics in the arithmetic of every metric
   if (wants(s, &EvalMetric::needs_classifier)) open_classifier(e, s, device);
   if (wants(s, &EvalMetric::needs_inception)) open_inception(e, s, device);
   if (wants(s, &EvalMetric::needs_dinov2)) open_dinov2(e, s, device);

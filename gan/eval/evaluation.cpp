@@ -110,14 +110,7 @@ GeneratedSamples as_samples(const torch::Tensor& rows, const RowLayout& l) {
   return s;
 }
 
-// Opening may train the classifier: the run's random streams do not depend on whether its file was ready.
-EvalExtractors open_keeping_rng(const EvalSettings& s, torch::Device device) {
-  ScopedRngRestore keep_rng;
-  return open_eval_extractors(s, device);
-}
-
-}  // namespace
-
+// The classes every evaluation asks for; `dataset` counts the training split's labels once.
 LabelDraw evaluation_labels(const EvalSettings& s) {
   DatasetSpec train;
   train.path = s.dataset;
@@ -126,6 +119,14 @@ LabelDraw evaluation_labels(const EvalSettings& s) {
   train.channels = s.image_channels;
   return make_label_draw(s.labels, train, "train: eval_labels");
 }
+
+// Opening may train the classifier: the run's random streams do not depend on whether its file was ready.
+EvalExtractors open_keeping_rng(const EvalSettings& s, torch::Device device) {
+  ScopedRngRestore keep_rng;
+  return open_eval_extractors(s, device);
+}
+
+}  // namespace
 
 Evaluator::Evaluator(EvalSettings settings, torch::Device device)
     : settings_(std::move(settings)),
