@@ -6,6 +6,7 @@
 #   bench/gpu_session.sh build            # on the GPU machine (carry .gpu-deps): configure and build build-gpu/
 #   bench/gpu_session.sh test             # ctest on the GPU build (the CUDA tests run instead of skipping)
 #   bench/gpu_session.sh bench            # training speed (HamGAN and the PyTorch reference) and Table 3
+#   bench/gpu_session.sh eval             # the FID pipeline: batch sizes at 10k images, then 50k end to end
 #
 # Each phase fits in 10 minutes on 16 cores and one H100; `bench train` and `bench modules` run one half of
 # `bench` each. Results gather in /tmp/hamgan-gpu (kept between the calls of one machine) and are copied
@@ -13,10 +14,11 @@
 # gpu_results.tar.gz, every JSON file and log, and summary.txt, the tables.
 # Environment: HAMGAN_GPU_STEPS (timed training steps, 20), HAMGAN_GPU_CONFIGS (default
 # "imagenet128_ham imagenet128_sa"), HAMGAN_GPU_PRECISIONS ("tf32 bf16"), HAMGAN_GPU_BATCH (256),
-# HAMGAN_BENCH_DEVICE (cuda; cpu runs the same commands for a dry run).
+# HAMGAN_BENCH_DEVICE (cuda; cpu runs the same commands for a dry run), HAMGAN_GPU_TARGETS (build only
+# these, e.g. "hamgan test_cuda"), HAMGAN_GPU_EVAL_BATCHES ("100 250 500").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase="${1:?usage: bench/gpu_session.sh build|test|bench [train|modules]}"
+phase="${1:?usage: bench/gpu_session.sh build|test|bench|eval [train|modules]}"
 part="${2:-all}"
 out="${OUT:-gpu-results}"
 work="${HAMGAN_GPU_WORK:-/tmp/hamgan-gpu}"
@@ -42,7 +44,8 @@ case "$phase" in
     # No .cu sources: the architecture list only silences LibTorch's warning about CMAKE_CUDA_ARCHITECTURES.
     export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}"
     start=$(date +%s)
-    HAMGAN_JOBS="${HAMGAN_JOBS:-$(nproc)}" scripts/build.sh > "$res/build.log" 2>&1 ||
+    # shellcheck disable=SC2086
+    HAMGAN_JOBS="${HAMGAN_JOBS:-$(nproc)}" scripts/build.sh ${HAMGAN_GPU_TARGETS:-} > "$res/build.log" 2>&1 ||
       { tail -n 40 "$res/build.log"; pack; exit 1; }
     echo "build: $(($(date +%s) - start)) s" | tee -a "$summary"
     if ldd "$BIN" | grep "not found"; then
@@ -92,8 +95,21 @@ case "$phase" in
     fi
     pack
     ;;
+  eval)
+    [ -x "$BIN" ] || { echo "gpu_session: $BIN not built; run bench/gpu_session.sh build first" >&2; exit 1; }
+    # docs/metrics.md "FID speed": random-weight 128x128 ham G and Inception (the cost does not depend on weights).
+    for batch in ${HAMGAN_GPU_EVAL_BATCHES:-100 250 500}; do
+      timeout 150 "$BIN" bench fid --n 10000 --batch "$batch" --device "$device" \
+        --json "$res/${device}_fid_n10000_b$batch.json" 2>&1 | tail -n 8 | tee -a "$summary" ||
+        echo "bench fid batch $batch: failed or timed out" | tee -a "$summary"
+      pack
+    done
+    timeout 240 "$BIN" bench fid --n 50000 --batch 250 --device "$device" --json "$res/${device}_fid_n50000.json" 2>&1 |
+      tail -n 8 | tee -a "$summary" || echo "bench fid 50k: failed or timed out" | tee -a "$summary"
+    pack
+    ;;
   *)
-    echo "gpu_session: unknown phase '$phase'; use build, test or bench" >&2
+    echo "gpu_session: unknown phase '$phase'; use build, test, bench or eval" >&2
     exit 1
     ;;
 esac

@@ -9,6 +9,7 @@
 #include "cli/field_options.h"
 #include "cli/model_options.h"
 #include "core/build_info.h"
+#include "core/dir_lock.h"
 #include "core/errors.h"
 #include "core/stop_signal.h"
 #include "core/distributed/local_launcher.h"
@@ -48,20 +49,24 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
       [nproc](const std::string& value) { parse_value(value, *nproc); }, "1", "Run");
   command_line_only(sub, "nproc");  // the workers re-read the --config file
   on_run(sub, [cfg, sub, nproc] {
+    // Same command + --resume finds the run again: its directory is named after the config file.
+    const CLI::Option* config = sub->get_option("--config");
+    if (!option_given(sub, "run_dir") && config->count() > 0)
+      cfg->run_dir = "runs/" + std::filesystem::path(config->as<std::string>()).stem().string();
     if (*nproc > 1) {
       if (std::getenv("WORLD_SIZE") || std::getenv("RANK"))
         throw ConfigError("--nproc: this process is already a rank of a launched job (RANK/WORLD_SIZE are set); "
                           "drop --nproc when starting through torchrun or SLURM");
-      check_local_ranks(*nproc, cfg->device);
+      // Checked once here, before any rank starts: otherwise each rank prints the same error, or
+      // the ranks that got past it wait dist_timeout for the one that did not.
+      cfg->validate();
+      check_local_ranks(*nproc, cfg->device, cfg->batch_size, cfg->accumulate);
+      { const DirectoryLock run_is_free(cfg->run_dir); }  // released at once: rank 0 takes it
       run_local_workers(worker_arguments(command_arguments()), *nproc, std::chrono::seconds(cfg->dist_timeout));
       std::cout << "train: " << *nproc << " ranks " << (stop_requested() ? "stopped (checkpoint saved)" : "finished")
                 << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
       return;
     }
-    // Same command + --resume finds the run again: its directory is named after the config file.
-    const CLI::Option* config = sub->get_option("--config");
-    if (!option_given(sub, "run_dir") && config->count() > 0)
-      cfg->run_dir = "runs/" + std::filesystem::path(config->as<std::string>()).stem().string();
     cfg->config_text = resolved_config_text(*cfg);
     const TrainResult r = train(*cfg);
     if (!r.main_rank) return;

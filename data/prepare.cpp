@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "core/progress.h"
+#include "core/stop_signal.h"
 #include "data/block_pipeline.h"
 #include "data/epoch_order.h"
 #include "data/hdf5_common.h"
@@ -22,9 +23,9 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) { g_interrupted = true; }
 
-// Catches SIGINT/SIGTERM while alive so the temporary file can be removed.
+// Catches SIGINT/SIGTERM/SIGHUP while alive so the temporary file can be removed.
 struct InterruptGuard {
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {}, old_term {}, old_hup {};
   InterruptGuard() {
     g_interrupted = false;
     struct sigaction sa {};
@@ -32,10 +33,12 @@ struct InterruptGuard {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
   }
   ~InterruptGuard() {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
   }
 };
 
@@ -98,7 +101,7 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
     };
     const BlockPipelineSpec spec{n, per, hdf5::kChunk, config.workers};
     if (!run_block_pipeline(spec, decode, write_block, g_interrupted) || g_interrupted)
-      throw DataError(config.output + ": prepare interrupted; no output written");
+      throw Interrupted(config.output + ": prepare interrupted; no output written");  // exit 130, as a stop
     if (bar) bar->finish();
     result.written = writer->count();
     if (result.written == 0)

@@ -27,6 +27,17 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// NaN weights load without complaint and surface only as a NaN FID, after a whole
+// evaluation (in training, after thousands of steps): refuse them when read.
+void check_finite_weights(torch::nn::Module& net, const std::string& path) {
+  torch::NoGradGuard no_grad;
+  for (const auto& group : {net.named_parameters(), net.named_buffers()})
+    for (const auto& item : group)
+      if (item.value().is_floating_point() && !torch::isfinite(item.value()).all().item<bool>())
+        throw CheckpointError(path + ": Inception weight '" + item.key() +
+                              "' holds NaN or Inf; the file is damaged: download or convert it again");
+}
+
 class NativeInception : public FeatureExtractor {
  public:
   NativeInception(const std::string& path, ResizeMode mode, torch::Device device, std::optional<SfidLayer> sfid)
@@ -36,6 +47,7 @@ class NativeInception : public FeatureExtractor {
       desc_ = "FID Inception-v3 with RANDOM weights (benchmark only; numbers are not FID)";
     } else {
       load_pytorch_fid_weights(net_, path);
+      check_finite_weights(*net_, path);
       desc_ = "FID Inception-v3 (pytorch-fid weights " + path + ")";
     }
     desc_ += ", resize " + to_string(mode);

@@ -199,15 +199,25 @@ void load_pytorch_fid_weights(FidInceptionV3& net, const std::string& path) {
     throw CheckpointError(path + ": cannot open Inception weights (download pt_inception-2015-12-05-6726825d.pth "
                           "from pytorch-fid's 'fid_weights' release and pass --inception PATH or set HAMGAN_INCEPTION)");
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 4 || bytes[0] != 'P' || bytes[1] != 'K')
+  // torch.save writes a zip ("PK"); before PyTorch 1.6 it wrote a pickle stream opening with
+  // protocol 2 and a long-int magic number (0x80 0x02 0x8a 0x0a). Anything else is not weights.
+  const auto byte = [&](size_t i) { return i < bytes.size() ? static_cast<unsigned char>(bytes[i]) : 0u; };
+  const bool zip = byte(0) == 'P' && byte(1) == 'K';
+  if (!zip && byte(0) == 0x80 && byte(1) == 0x02 && byte(2) == 0x8a && byte(3) == 0x0a)
     throw CheckpointError(path + ": PyTorch legacy (pre-1.6) serialization, which LibTorch cannot read; convert it once "
                           "with '.venv/bin/python scripts/convert_inception.py " + path + " OUT.pth' and pass OUT.pth");
+  if (!zip)
+    throw CheckpointError(path + ": neither a torch.save file nor a legacy PyTorch one (" + std::to_string(bytes.size()) +
+                          " bytes); pass pytorch-fid's pt_inception-2015-12-05-6726825d.pth as --inception PATH");
   torch::IValue value;
   try {
     value = torch::pickle_load(bytes);
   } catch (const c10::Error& e) {
-    throw CheckpointError(path + ": not a torch.save state dict LibTorch can read (" +
-                          std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+    // LibTorch's zip reader speaks of central directories and records: say what it means.
+    std::string why = e.what_without_backtrace();
+    why = why.substr(0, why.find('\n'));
+    throw CheckpointError(path + ": a damaged or truncated torch.save archive (" + std::to_string(bytes.size()) +
+                          " bytes; the reader says: " + why.substr(0, 120) + "); download or convert it again");
   }
   if (!value.isGenericDict()) throw CheckpointError(path + ": expected a state dict (name → tensor)");
   std::map<std::string, torch::Tensor> dict;

@@ -1,6 +1,8 @@
 // Streaming feature statistics and their .npz files.
 #include "metrics/stats.h"
 
+#include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -86,6 +88,27 @@ FeatureStats load_stats(const std::string& path) {
         path);
   }
   return s;
+}
+
+void check_reference_stats(const FeatureStats& stats, const std::string& path) {
+  auto check = [&](const torch::Tensor& mu, const torch::Tensor& sigma, const std::string& mu_key,
+                   const std::string& sigma_key) {
+    if (!torch::isfinite(mu).all().item<bool>() || !torch::isfinite(sigma).all().item<bool>())
+      throw ConfigError(path + ": " + mu_key + " or " + sigma_key + " holds NaN or Inf; make the reference again "
+                        "(hamgan fid-stats)");
+    const torch::Tensor s = sigma.to(torch::kDouble);
+    const double scale = s.abs().max().item<double>();
+    if ((s - s.transpose(0, 1)).abs().max().item<double>() > 1e-6 * std::max(scale, 1e-30))
+      throw ConfigError(path + ": " + sigma_key + " is not symmetric, so not a covariance; make the reference again "
+                        "(hamgan fid-stats)");
+    const torch::Tensor eig = torch::linalg_eigvalsh(s);
+    const double lo = eig.min().item<double>(), hi = eig.max().item<double>();
+    if (lo < -1e-6 * std::max(std::abs(hi), 1e-30))
+      throw ConfigError(path + ": " + sigma_key + " is not positive semi-definite (smallest eigenvalue " +
+                        std::to_string(lo) + "), so not a covariance; make the reference again (hamgan fid-stats)");
+  };
+  check(stats.mu, stats.sigma, "mu", "sigma");
+  if (stats.mu_s.defined()) check(stats.mu_s, stats.sigma_s, "mu_s", "sigma_s");
 }
 
 }  // namespace hamgan

@@ -40,5 +40,9 @@ void save_stats(const std::string& path, const FeatureStats& stats, bool compres
 // Reads pytorch-fid / clean-fid / TTUR / BigGAN-PyTorch / StudioGAN files:
 // keys mu and sigma, float32 or float64, stored or deflated. DataError otherwise.
 FeatureStats load_stats(const std::string& path);
+// A reference a run will compare against for hours: finite mu and sigma (and mu_s,
+// sigma_s when present), each sigma symmetric positive semi-definite (its smallest
+// eigenvalue at least -1e-6 times its largest). ConfigError naming `path` otherwise.
+void check_reference_stats(const FeatureStats& stats, const std::string& path);
 
 }  // namespace hamgan

@@ -1,5 +1,6 @@
 #include "core/distributed/local_launcher.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,9 +41,15 @@ struct ScratchDir {
 pid_t start_rank(const std::vector<std::string>& args, int64_t rank, int64_t nproc, const std::string& store) {
   std::vector<std::string> argv_s{"hamgan"};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
+  const pid_t launcher = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw Error("train --nproc: fork failed for rank " + std::to_string(rank));
   if (pid > 0) return pid;
+  // A rank outliving a SIGKILLed launcher would keep training and hold the run's
+  // lock: the kernel sends it SIGTERM (a stop, checkpoint first) when the launcher
+  // dies; the setting survives exec. The launcher may have died before it was set.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != launcher) _exit(1);
   // The child: only async-signal-safe work between fork and exec matters in
   // theory; setenv is fine in practice because the parent has no other threads yet.
   const std::string r = std::to_string(rank), n = std::to_string(nproc);

@@ -37,9 +37,21 @@ bool checkpoint_has_ema(const std::string& path) { return CheckpointReader(path)
 
 void write_rng_state(CheckpointWriter& writer, const RngState& rng) { writer.put("rng_cpu", rng.cpu); }
 
+void check_cpu_rng_state(const torch::Tensor& state, const std::string& path, const std::string& key) {
+  auto gen = make_cpu_generator(0);
+  const torch::Tensor expected = generator_state(gen);
+  if (state.scalar_type() != expected.scalar_type() || state.numel() != expected.numel())
+    throw CheckpointError(path + ": the random-number state '" + key + "' has " + std::to_string(state.numel()) +
+                          " " + std::string(c10::toString(state.scalar_type())) + " values where LibTorch's CPU " +
+                          "generator takes " + std::to_string(expected.numel()) + " " +
+                          c10::toString(expected.scalar_type()) +
+                          "; the file is damaged: resume from an earlier checkpoint");
+}
+
 RngState read_rng_state(CheckpointReader& reader) {
   RngState rng;
   rng.cpu = reader.get_tensor("rng_cpu");
+  check_cpu_rng_state(rng.cpu, reader.path(), "rng_cpu");
   return rng;
 }
 

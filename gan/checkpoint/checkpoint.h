@@ -35,6 +35,9 @@ int64_t load_checkpoint(const std::string& path, const CheckpointRefs& refs, boo
 // The global CPU generator's state in a checkpoint (each rank's CUDA generator goes with TrainState).
 void write_rng_state(CheckpointWriter& writer, const RngState& rng);
 RngState read_rng_state(CheckpointReader& reader);
+// A CPU generator state read from `key` of `path`: refused in one line unless it is
+// the bytes LibTorch's CPU generator takes (a short one would fail deep inside it).
+void check_cpu_rng_state(const torch::Tensor& state, const std::string& path, const std::string& key);
 
 // The model configuration stored in a checkpoint (no tensors are built).
 ModelConfig read_checkpoint_model_config(const std::string& path);

@@ -64,16 +64,23 @@ std::string latest_checkpoint(const std::string& dir) {
   return "";
 }
 
-void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep) {
+void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep,
+                            const std::string& protect) {
   write_text_atomically((fs::path(dir) / kLatestFileName).string(), file_name + "\n");
   const auto files = step_checkpoints(dir);
   const int64_t excess = static_cast<int64_t>(files.size()) - std::max<int64_t>(keep, 1);
   for (int64_t i = 0; i < excess; ++i) {
-    if (fs::path(files[static_cast<size_t>(i)]).filename() == file_name) continue;
+    const auto name = fs::path(files[static_cast<size_t>(i)]).filename();
+    if (name == file_name || (!protect.empty() && name == protect)) continue;
     std::error_code ec;
     fs::remove(files[static_cast<size_t>(i)], ec);
     fs::remove(completeness_marker_path(files[static_cast<size_t>(i)]), ec);
   }
+}
+
+bool checkpoint_is_damaged(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(path, ec) && !checkpoint_is_complete(path);
 }
 
 std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::string& which) {
@@ -83,6 +90,9 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
     for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
       const std::string p = (d / kBestCheckpointName).string();
       if (checkpoint_is_complete(p)) return p;
+      if (checkpoint_is_damaged(p))
+        throw CheckpointError(p + ": the best checkpoint is incomplete or damaged (its size differs from its "
+                              "completeness marker); use --which latest, or a step_*.pt file");
     }
     throw CheckpointError(file_or_dir + ": no best checkpoint (checkpoints/best.pt is kept by runs that evaluate: "
                           "eval_every > 0 with a best_metric); use --which latest");

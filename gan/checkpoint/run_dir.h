@@ -22,8 +22,13 @@ std::vector<std::string> step_checkpoints(const std::string& dir);
 std::string latest_checkpoint(const std::string& dir);
 
 // Points `latest` at `file_name` (atomically), then deletes all but the newest
-// `keep` step files and their markers (never `file_name` itself).
-void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep);
+// `keep` step files and their markers (never `file_name` itself, nor `protect`).
+void mark_latest_checkpoint(const std::string& dir, const std::string& file_name, int64_t keep,
+                            const std::string& protect = "");
+
+// A kept checkpoint file (e.g. best.pt) that is there but incomplete or damaged: its size
+// differs from its completeness marker, or the marker is missing.
+bool checkpoint_is_damaged(const std::string& path);
 
 // Accepts a checkpoint file, a run directory or its checkpoints/ directory; throws CheckpointError.
 // which = "best" takes the run's kept best checkpoint (best.pt) instead of its latest.

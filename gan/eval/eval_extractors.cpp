@@ -57,6 +57,7 @@ void open_classifier(EvalExtractors& e, const EvalSettings& s, torch::Device dev
 FeatureStats read_reference(const std::string& key, const std::string& path, const StatsProtocol& ours,
                             const std::string& network, const std::string& make) {
   FeatureStats real = load_stats(path);
+  check_reference_stats(real, path);  // at the start, not at the first evaluation hours in
   if (real.mu.size(0) != ours.feature_dim)
     throw ConfigError("train: " + key + " " + path + " has " + std::to_string(real.mu.size(0)) + "-d statistics, the " +
                       network + " gives " + std::to_string(ours.feature_dim) + "-d features; " + make);

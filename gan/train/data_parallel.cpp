@@ -4,6 +4,7 @@
 
 #include "core/device.h"
 #include "core/rng.h"
+#include "core/threads.h"
 #include "gan/train/bucketed_grad_sync.h"
 #include "modules/conditional_bn.h"
 
@@ -26,24 +27,37 @@ torch::Device rank_device(const std::string& name, const DistEnv& env, const Cud
                     " ranks per machine, or show each task one GPU (srun --gpus-per-task 1)");
 }
 
-void check_local_ranks(int64_t nproc, const std::string& device, const CudaProbe& probe) {
-  if (nproc <= 1 || !resolve_device(device, probe).is_cuda() || device.find(':') != std::string::npos) return;
-  if (nproc > probe.devices)
+void check_batch_split(int64_t batch_size, int64_t accumulate, int64_t world) {
+  if (batch_size % world != 0)
+    throw ConfigError("batch_size: " + std::to_string(batch_size) + " (the global batch) does not split over " +
+                      std::to_string(world) + " ranks; use a multiple of " + std::to_string(world));
+  if ((batch_size / world) % accumulate != 0)
+    throw ConfigError("accumulate: " + std::to_string(accumulate) + " micro-batches do not split the " +
+                      std::to_string(batch_size / world) + " images of each of " + std::to_string(world) +
+                      " ranks; use a batch_size that is a multiple of " + std::to_string(world * accumulate));
+}
+
+void check_local_ranks(int64_t nproc, const std::string& device, int64_t batch_size, int64_t accumulate,
+                       const CudaProbe& probe, int64_t cores) {
+  if (nproc <= 1) return;
+  if (!resolve_device(device, probe).is_cuda()) {
+    // Each rank computes on its own core(s): more ranks than cores only thrash the machine.
+    const int64_t have = cores > 0 ? cores : available_cores();
+    if (nproc > have)
+      throw ConfigError("--nproc: " + std::to_string(nproc) + " ranks but this machine gives this process " +
+                        std::to_string(have) + " CPU cores; use --nproc " + std::to_string(have) + " or fewer");
+  } else if (device.find(':') == std::string::npos && nproc > probe.devices) {
     throw ConfigError("--nproc: " + std::to_string(nproc) + " ranks but this machine shows " +
                       std::to_string(probe.devices) + " CUDA devices; use --nproc " + std::to_string(probe.devices) +
                       " or fewer (one GPU per rank)");
+  }
+  check_batch_split(batch_size, accumulate, nproc);
 }
 
 std::shared_ptr<Communicator> join_data_parallel(const DistEnv& env, torch::Device device, const JoinSettings& s) {
   if (!env.distributed()) return std::make_shared<LocalCommunicator>();
   const int64_t world = env.world_size;
-  if (s.batch_size % world != 0)
-    throw ConfigError("batch_size: " + std::to_string(s.batch_size) + " (the global batch) does not split over " +
-                      std::to_string(world) + " ranks; use a multiple of " + std::to_string(world));
-  if ((s.batch_size / world) % s.accumulate != 0)
-    throw ConfigError("accumulate: " + std::to_string(s.accumulate) + " micro-batches do not split the " +
-                      std::to_string(s.batch_size / world) + " images of each of " + std::to_string(world) +
-                      " ranks; use a batch_size that is a multiple of " + std::to_string(world * s.accumulate));
+  check_batch_split(s.batch_size, s.accumulate, world);
   const DistBackend backend = resolve_dist_backend(s.backend, device.is_cuda());
   if (backend == DistBackend::kNccl && !device.is_cuda())
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +

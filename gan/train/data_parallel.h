@@ -25,9 +25,15 @@ namespace hamgan {
 // rank, the count and the fix.
 torch::Device rank_device(const std::string& name, const DistEnv& env, const CudaProbe& probe = cuda_probe());
 
-// `--nproc` ranks on this machine: refused (ConfigError) when they would train
-// on CUDA and outnumber its devices.
-void check_local_ranks(int64_t nproc, const std::string& device, const CudaProbe& probe = cuda_probe());
+// `--nproc` ranks on this machine, checked before any is started: refused
+// (ConfigError) when they would train on CUDA and outnumber its devices, or on
+// the CPU and outnumber its cores (`cores` 0: available_cores()), or when the
+// global batch does not split over them (check_batch_split).
+void check_local_ranks(int64_t nproc, const std::string& device, int64_t batch_size, int64_t accumulate,
+                       const CudaProbe& probe = cuda_probe(), int64_t cores = 0);
+
+// The global batch over `world` ranks, each in `accumulate` micro-batches: ConfigError unless it divides.
+void check_batch_split(int64_t batch_size, int64_t accumulate, int64_t world);
 
 // What joining a job needs from the run's settings.
 struct JoinSettings {

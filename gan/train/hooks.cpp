@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include "core/errors.h"
 #include "gan/checkpoint/run_dir.h"
@@ -57,6 +58,29 @@ StepValues read_step_values(const TrainState& state, RunContext& run, Communicat
 
 namespace {
 
+// Skipped updates leave finite weights, but a state from which no step has
+// succeeded since the last checkpoint cannot train (e.g. one absurd update, then
+// every step skipped): it is never saved, and `latest` goes back to the newest
+// checkpoint from which a step did succeed.
+void refuse_a_stuck_state(TrainState& state, RunContext& run) {
+  if (run.stats.take_applied_steps() > 0) {
+    run.proven_checkpoint = run.last_checkpoint;  // a step succeeded from it
+    return;
+  }
+  const std::string since =
+      run.last_checkpoint_step >= 0 ? "step " + std::to_string(run.last_checkpoint_step) : "the start";
+  // Without a proven one (no step succeeded since the resume), the newest checkpoint stays the one to name.
+  const std::string good = run.proven_checkpoint.empty() ? run.last_checkpoint : run.proven_checkpoint;
+  const bool moved = !good.empty() && good != run.last_checkpoint;
+  if (moved && run.main)
+    mark_latest_checkpoint(run.paths.checkpoints(), fs::path(good).filename().string(),
+                           std::numeric_limits<int64_t>::max());
+  run.last_checkpoint = good;
+  throw divergence_error(state, run, "every step since " + since + " was skipped as non-finite, so this state " +
+                                         "cannot train; checkpoint not written" +
+                                         (moved ? ", `latest` points back at the last good one" : ""));
+}
+
 // Over the ranks of `comm`: the job's, or a LocalCommunicator when rank 0
 // writes alone after a peer failed. `best`: the kept best checkpoint, outside
 // the step files.
@@ -64,6 +88,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator& comm, bo
   read_step_values(state, run, comm);
   if (!state.all_finite()) throw divergence_error(state, run, "non-finite weights; checkpoint not written");
   const std::string dir = run.paths.checkpoints();
+  if (!best && state.step > run.last_checkpoint_step) refuse_a_stuck_state(state, run);
   const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
   const std::string path = (fs::path(dir) / name).string();
   gather_noise_states(comm, state);
@@ -72,7 +97,8 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator& comm, bo
   if (run.main) {
     try {
       state.save(path);
-      if (!best) mark_latest_checkpoint(dir, name, run.keep_checkpoints);
+      if (!best)
+        mark_latest_checkpoint(dir, name, run.keep_checkpoints, fs::path(run.proven_checkpoint).filename().string());
     } catch (const Error& e) {
       failure = e.what();
     }

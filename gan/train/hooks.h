@@ -42,6 +42,9 @@ struct RunContext {
   bool stopping = false;
   std::string last_checkpoint;  // newest checkpoint written or resumed from ("" before the first)
   int64_t last_checkpoint_step = -1;
+  // The newest checkpoint from which a step has since succeeded: a good state for
+  // certain, so never pruned, and the one to go back to when none succeeds.
+  std::string proven_checkpoint;
   std::unique_ptr<MetricsLog> log;        // null on the other ranks
   std::unique_ptr<TensorBoardWriter> tb;  // null without tensorboard, and on the other ranks
   std::unique_ptr<ProgressBar> bar;

@@ -71,6 +71,8 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   use_device(r.device);  // before any CUDA work: streams, syncs and NCCL then use this rank's GPU
   // Resolved before anything is opened, so a device without bf16 leaves no run directory behind.
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, r.device);
+  if (const std::string slow = bf16_speed_warning(precision, cpu_flags()); main_rank && !slow.empty())
+    std::cerr << "train: warning: " << slow << "\n";
   apply_thread_count(cfg.threads);
   // The data are checked before the run directory exists, so bad data leave nothing behind. Rank 0's
   // view of the shuffle windows on every rank, so that all ranks agree to go on or stop.

@@ -1,5 +1,8 @@
 #include "gan/train/precision.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <ATen/autocast_mode.h>
 
 #include "core/errors.h"
@@ -58,6 +61,22 @@ Precision resolve_precision(PrecisionChoice precision, bool channels_last, const
       break;
   }
   return p;
+}
+
+std::string bf16_speed_warning(const Precision& p, const std::string& cpu_flags) {
+  if (p.mode != PrecisionMode::kBf16 || p.device_type != torch::kCPU) return "";
+  std::istringstream words(cpu_flags);
+  for (std::string w; words >> w;)
+    if (w == "avx512_bf16" || w == "amx_bf16") return "";
+  return "precision: bf16 on a CPU without native bf16 (no avx512_bf16 or amx_bf16 flag) is emulated and "
+         "runs several times slower than fp32; use --precision fp32 here";
+}
+
+std::string cpu_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("flags", 0) == 0) return line.substr(line.find(':') == std::string::npos ? 0 : line.find(':') + 1);
+  return "";
 }
 
 void apply_math_mode(const Precision& p) {

@@ -35,6 +35,13 @@ struct Precision {
 // so a run resolves it once, in open_run).
 Precision resolve_precision(PrecisionChoice precision, bool channels_last, const torch::Device& device);
 
+// A warning for bf16 on a CPU whose `cpu_flags` (the flags line of /proc/cpuinfo) name
+// neither avx512_bf16 nor amx_bf16: autocast then emulates bf16, several times slower
+// than fp32. Empty when bf16 is native, or on another device.
+std::string bf16_speed_warning(const Precision& p, const std::string& cpu_flags);
+// The "flags" line of /proc/cpuinfo (empty where there is none).
+std::string cpu_flags();
+
 // Sets the process-wide TF32 switches of cuBLAS and cuDNN for the mode (fp32: off; tf32, bf16: on)
 // and turns cuDNN's benchmark mode on (the fastest algorithm per convolution shape).
 void apply_math_mode(const Precision& p);

@@ -127,6 +127,9 @@ namespace {
 // or the resumed run would replace best.pt with a worse state.
 void adopt_kept_best(TrainState& state, const TrainConfig& cfg) {
   const std::string best = RunPaths(cfg.run_dir).best_checkpoint();
+  if (checkpoint_is_damaged(best) && state.rank == 0)
+    std::cerr << "train: warning: " << best << " is incomplete or damaged; the best score restarts from this run "
+              << "and its next best evaluation replaces the file\n";
   if (!checkpoint_is_complete(best)) return;
   try {
     CheckpointReader r(best);

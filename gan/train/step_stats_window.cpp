@@ -22,6 +22,10 @@ void StepStatsWindow::add(const StepStats& s) {
     const torch::Tensor skipped = s.skipped.gt(0);
     step = torch::where(skipped, torch::zeros_like(step), step);
     nonfinite_ = nonfinite_.defined() ? nonfinite_ + skipped : skipped.to(torch::kLong);
+    const torch::Tensor applied = skipped.logical_not().to(torch::kLong);
+    applied_ = applied_.defined() ? applied_ + applied : applied;
+  } else {
+    ++unguarded_;
   }
   sums_ = steps_ == 0 ? step : sums_ + step;
   ++steps_;
@@ -43,6 +47,14 @@ StepValues StepStatsWindow::means(Communicator& comm) {
   if (count == 0) return v;
   v.d_loss = m[0] / count, v.g_loss = m[1] / count, v.d_real = m[2] / count, v.d_fake = m[3] / count;
   return v;
+}
+
+int64_t StepStatsWindow::take_applied_steps() {
+  int64_t n = unguarded_;
+  if (applied_.defined()) n += applied_.item<int64_t>();
+  applied_ = torch::Tensor();
+  unguarded_ = 0;
+  return n;
 }
 
 void StepStatsWindow::clear() {

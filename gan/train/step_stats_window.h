@@ -32,8 +32,14 @@ class StepStatsWindow {
   // (the ranks agree on those already); the window keeps its sums.
   StepValues means(Communicator& comm);
   void clear();
+  // Steps whose updates were applied since the last call (one device read; the
+  // ranks agree on every skip). Kept apart from the log rows' window: a
+  // checkpoint asks whether any step succeeded since the previous checkpoint.
+  int64_t take_applied_steps();
 
  private:
+  torch::Tensor applied_;    // applied steps of guarded steps, on the device, until taken
+  int64_t unguarded_ = 0;    // steps without a skip decision (always applied), until taken
   torch::Tensor sums_;       // (5): d_loss, g_loss, d_real, d_fake, steps averaged
   torch::Tensor nonfinite_;  // steps with a skipped update, until read by means
   int64_t steps_ = 0;

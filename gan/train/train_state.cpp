@@ -123,6 +123,7 @@ void TrainState::load(const std::string& path) {
     carried_device_rng = device_state;  // a GPU run's generator, kept for its next save
   }
   noise_restored = noise_state.defined();
+  if (noise_restored) check_cpu_rng_state(noise_state, r.path(), "noise_rng");
   std::lock_guard<std::mutex> lock(noise.mutex());
   if (noise_restored)
     noise.set_state(noise_state.cpu());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/errors.h"
 #include "metrics/features.h"
@@ -132,4 +133,34 @@ TEST(Preprocess, ResizeModesMatchReferences) {
   auto same = torch::randint(0, 256, {1, 1, 299, 299}, torch::kUInt8);
   auto p = preprocess_for_inception(same, ResizeMode::legacy_pytorch);
   EXPECT_LE(max_abs(p[0][2], same[0][0].to(torch::kFloat64) / 255.0 * 2.0 - 1.0), 1e-6);
+}
+
+// Random bytes are not called a legacy file to convert, and a truncated archive is one plain line.
+TEST(Inception, RandomBytesAndATruncatedArchiveAreNamedForWhatTheyAre) {
+  const std::string dir = test::temp_dir("inception_bad_weights");
+  std::string archive;
+  {
+    const auto zip = torch::pickle_save(torch::IValue(torch::ones({64, 64})));
+    archive.assign(zip.begin(), zip.end());
+  }
+  ASSERT_EQ(archive.substr(0, 2), "PK");
+  std::string random(4096, '\0');
+  for (size_t i = 0; i < random.size(); ++i) random[i] = static_cast<char>((i * 2654435761u) >> 13);
+  const std::pair<std::string, std::string> cases[] = {
+      {random, "neither a torch.save file nor a legacy"},
+      {archive.substr(0, archive.size() / 2), "damaged or truncated torch.save archive"}};
+  for (const auto& [bytes, expected] : cases) {
+    const std::string path = dir + "/weights.pth";
+    std::ofstream(path, std::ios::binary) << bytes;
+    FidInceptionV3 net;
+    try {
+      load_pytorch_fid_weights(net, path);
+      FAIL() << "bad weights were accepted";
+    } catch (const CheckpointError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+      EXPECT_NE(m.find(expected), std::string::npos) << m;
+      EXPECT_EQ(m.find("legacy (pre-1.6)"), std::string::npos) << m;
+    }
+  }
 }

@@ -188,3 +188,26 @@ TEST(Precision, ChannelsLastMatchesTheDefaultLayout) {
 
 }  // namespace
 }  // namespace hamgan
+
+namespace hamgan {
+namespace {
+
+// bf16 on a CPU without its instructions is emulated: the run warns, and only there.
+TEST(Precision, Bf16WarnsOnlyOnACpuWithoutNativeBf16) {
+  Precision cpu_bf16;
+  cpu_bf16.mode = PrecisionMode::kBf16;
+  const std::string zen3 = " fpu vme sse sse2 avx avx2 avx512f avx512bw";
+  EXPECT_NE(bf16_speed_warning(cpu_bf16, zen3).find("--precision fp32"), std::string::npos);
+  EXPECT_EQ(bf16_speed_warning(cpu_bf16, zen3 + " avx512_bf16 avx512_vnni"), "");
+  EXPECT_EQ(bf16_speed_warning(cpu_bf16, " amx_tile amx_bf16 amx_int8"), "");
+  Precision fp32;  // fp32 never warns
+  EXPECT_EQ(bf16_speed_warning(fp32, zen3), "");
+  Precision cuda_bf16 = cpu_bf16;
+  cuda_bf16.device_type = torch::kCUDA;
+  EXPECT_EQ(bf16_speed_warning(cuda_bf16, zen3), "");
+  // This machine's own flags line is read (every x86 Linux lists "fpu").
+  EXPECT_NE(cpu_flags().find("fpu"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hamgan

@@ -70,12 +70,24 @@ TEST(RankDevice, SingleProcessAndCpuAreUnchanged) {
 }
 
 TEST(RankDevice, NprocAboveTheGpuCountIsRefused) {
-  EXPECT_EQ(error_of([] { check_local_ranks(8, "cuda", gpus(2)); }),
+  EXPECT_EQ(error_of([] { check_local_ranks(8, "cuda", 64, 1, gpus(2)); }),
             "--nproc: 8 ranks but this machine shows 2 CUDA devices; use --nproc 2 or fewer (one GPU per rank)");
-  EXPECT_EQ(error_of([] { check_local_ranks(8, "auto", gpus(2)); }).substr(0, 16), "--nproc: 8 ranks");
-  EXPECT_EQ(error_of([] { check_local_ranks(2, "cuda", gpus(2)); }), "");
-  EXPECT_EQ(error_of([] { check_local_ranks(8, "cpu", gpus(2)); }), "");   // CPU ranks share the cores
-  EXPECT_EQ(error_of([] { check_local_ranks(8, "auto", gpus(0)); }), "");  // no GPU: Gloo on the CPU
+  EXPECT_EQ(error_of([] { check_local_ranks(8, "auto", 64, 1, gpus(2)); }).substr(0, 16), "--nproc: 8 ranks");
+  EXPECT_EQ(error_of([] { check_local_ranks(2, "cuda", 64, 1, gpus(2)); }), "");
+}
+
+// CPU ranks beyond the cores only thrash the machine (1000 ranks on 2 cores spawned every
+// one before any check); and a batch that does not split is refused before any rank starts.
+TEST(RankDevice, NprocAboveTheCoresOrABatchThatDoesNotSplitIsRefusedBeforeStarting) {
+  EXPECT_EQ(error_of([] { check_local_ranks(16, "cpu", 64, 1, gpus(2), 2); }),
+            "--nproc: 16 ranks but this machine gives this process 2 CPU cores; use --nproc 2 or fewer");
+  EXPECT_EQ(error_of([] { check_local_ranks(1000, "auto", 1000, 1, gpus(0), 8); }).substr(0, 19), "--nproc: 1000 ranks");
+  EXPECT_EQ(error_of([] { check_local_ranks(2, "cpu", 64, 1, gpus(2), 2); }), "");
+  EXPECT_EQ(error_of([] { check_local_ranks(2, "cpu", 63, 1, gpus(0), 2); }),
+            "batch_size: 63 (the global batch) does not split over 2 ranks; use a multiple of 2");
+  EXPECT_EQ(error_of([] { check_local_ranks(2, "cpu", 64, 3, gpus(0), 2); }).substr(0, 37),
+            "accumulate: 3 micro-batches do not sp");
+  EXPECT_EQ(error_of([] { check_local_ranks(2, "cuda", 6, 1, gpus(2)); }), "");
 }
 
 }  // namespace
