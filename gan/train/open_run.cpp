@@ -6,6 +6,7 @@
 #include "core/threads.h"
 #include "data/order_stats.h"
 #include "gan/model/model_info.h"
+#include "gan/train/config_agreement.h"
 #include "gan/train/data_parallel.h"
 #include "gan/train/run_setup.h"
 
@@ -86,6 +87,7 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   r.resumed_from = checkpoint_to_resume(cfg);
   const bool resumed = !r.resumed_from.empty();
   r.comm = join_data_parallel(env, r.device, join_settings(cfg));
+  check_ranks_agree(cfg.config_text, *r.comm, r.device);  // before any collective on the networks
   r.sync = grad_sync_for(r.comm);
   const int64_t rank = r.comm->rank(), world = r.comm->world_size();
   r.evaluator = open_run_evaluator(eval_settings(cfg), cfg.eval_every, r.device, *r.comm);
