@@ -61,7 +61,8 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   add_argument(sub, "A", c->a, "First input", true);
   add_argument(sub, "B", c->b, "Second input", true);
   add_field_options(sub, fid_fields(), *c, "Options");
-  on_run(sub, [c] {
+  on_run(sub, [c, sub] {
+    default_n_from_latents(sub, c->sampling);
     run_fid(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });

@@ -30,7 +30,8 @@ static CommandRegistrar fid_stats_registrar("fid-stats", [](CLI::App& root) {
   auto c = std::make_shared<FidStatsConfig>();
   add_argument(sub, "SRC", c->source, "Data set or generator checkpoint", true);
   add_field_options(sub, fid_stats_fields(), *c, "Options");
-  on_run(sub, [c] {
+  on_run(sub, [c, sub] {
+    default_n_from_latents(sub, c->sampling);
     run_fid_stats(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });

@@ -28,6 +28,9 @@ FieldTable<SampleConfig> sample_fields() {
       member_field(int_field("nrow", "Images per grid row (0: number of classes up to 10, else 8)", at_least(0)),
                    &C::nrow),
       member_field(int_field("batch_size", "Images per forward pass", at_least(1)), &C::batch_size),
+      member_field(flag_field("float", "With FILE.npz: x as float32 in [-1, 1] (not quantised) and z beside it, "
+                                       "to compare with other implementations"),
+                   &C::float_output),
       // --quiet: no progress bar.
       make_field<C>(flag_field("quiet", "No progress bar"), [](const C& c) { return format_value(!c.progress); },
                     [](C& c, const std::string& s) { c.progress = s != "true"; }),

@@ -1,5 +1,7 @@
 #include "cli/fid_options.h"
 
+#include "gan/sample/latents_file.h"
+
 namespace hamgan::cli {
 
 const FieldTable<FeatureOptions>& feature_option_fields() {
@@ -46,10 +48,18 @@ FieldTable<SampleOptions> sample_option_fields() {
                  &S::labels),
       member_field(string_field("label_data", "--labels dataset: the data set whose class frequencies are drawn"),
                    &S::label_data),
+      member_field(string_field("latents", "Generators: z float32 (N, z_dim) and labels y int64 (N) from this .npz "
+                                           "(as `hamgan sample --float` writes them) instead of the seed; all N "
+                                           "images in file order (--n defaults to N)"),
+                   &S::latents),
   };
   const auto data = nested_fields(dataset_option_fields(), &S::data);
   table.insert(table.end(), data.begin(), data.end());
   return table;
+}
+
+void default_n_from_latents(const CLI::App* app, SampleOptions& sampling) {
+  if (!sampling.latents.empty() && !option_given(app, "n")) sampling.n = latents_count(sampling.latents);
 }
 
 }  // namespace hamgan::cli

@@ -11,5 +11,7 @@ namespace hamgan::cli {
 const FieldTable<FeatureOptions>& feature_option_fields();
 // --n, --batch, --seed, --standing_stats and the dataset options.
 FieldTable<SampleOptions> sample_option_fields();
+// With --latents and no --n (command line or --config file): n = the file's rows, so every row is scored.
+void default_n_from_latents(const CLI::App* app, SampleOptions& sampling);
 
 }  // namespace hamgan::cli

@@ -37,6 +37,9 @@ void check_options(const FidConfig& c, bool a_stats, bool b_stats) {
   if (c.repeats > 1 && a_gen == b_gen)
     throw ConfigError("--repeats " + std::to_string(c.repeats) + " needs exactly one generator checkpoint among " +
                       c.a + " and " + c.b + " (its seed ranges are repeated against the other input)");
+  if (!c.sampling.latents.empty() && !a_gen && !b_gen)
+    throw ConfigError("--latents " + c.sampling.latents + " gives a generator's inputs, but neither " + c.a + " nor " +
+                      c.b + " is a generator checkpoint; drop --latents");
   if (c.features.sfid && (c.features.spec.rfind("classifier:", 0) == 0 || c.features.spec.rfind("dinov2:", 0) == 0))
     throw ConfigError("--sfid needs the Inception (--features inception), not " + c.features.spec);
 }
@@ -136,7 +139,7 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
   }
   StatsProtocol protocol[2];
   for (int i = 0; i < 2; ++i)
-    protocol[i] = sources[i] ? side_protocol(computed, side[i], kinds[i] == InputKind::checkpoint, sampling.labels)
+    protocol[i] = sources[i] ? side_protocol(computed, side[i], kinds[i] == InputKind::checkpoint, sampling)
                              : side[i].stats.protocol;
   if (!warned) check_protocols(protocol[0], protocol[1], c, out);
   report.n_a = side[0].stats.n;

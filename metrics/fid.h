@@ -36,6 +36,7 @@ struct SampleOptions {
   DatasetSpec data;       // how data-set inputs are opened (split, size, channels)
   LabelMode labels = LabelMode::balanced;  // generators: the classes asked for (metrics/label_mode.h)
   std::string label_data; // --labels dataset: the data set whose class frequencies are drawn
+  std::string latents;    // generators: z and labels from this .npz instead of the seed (labels stamped "file")
 };
 
 // Images per feature-extractor batch when --batch is 0: 250 on a GPU (the
@@ -71,8 +72,10 @@ std::unique_ptr<ImageSource> open_image_source(const std::string& path, const Sa
                                                const CheckpointOpener& open_checkpoint);
 
 // The stamp of one computed side: the extractor's protocol plus where the images
-// came from (a generator's label protocol when `generated`).
-StatsProtocol side_protocol(StatsProtocol extractor, const SideFeatures& side, bool generated, LabelMode labels);
+// came from (a generator's label protocol when `generated`: sampling.labels, or
+// "file" when z and labels came from sampling.latents).
+StatsProtocol side_protocol(StatsProtocol extractor, const SideFeatures& side, bool generated,
+                            const SampleOptions& sampling);
 // --batch, or with 0 what the extractor's device suits.
 int64_t feature_batch(const SampleOptions& sampling, const FeatureExtractor& extractor);
 // A warning on stderr when n ≤ dim: the covariance is then rank-deficient.

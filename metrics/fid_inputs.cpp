@@ -62,12 +62,13 @@ StatsProtocol extractor_protocol(const FeatureOptions& o, const FeatureExtractor
   return p;
 }
 
-StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side, bool generated, LabelMode labels) {
+StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side, bool generated, const SampleOptions& sampling) {
   p.image_size = side.image_size;
   p.n = side.stats.n;
   p.source = side.description;
   p.source_sha256 = side.images_sha256;
-  p.labels = generated ? to_string(labels) : "";
+  // Inputs another program drew are named apart, so their statistics are never taken for a seed's.
+  p.labels = !generated ? "" : sampling.latents.empty() ? to_string(sampling.labels) : "file";
   return p;
 }
 

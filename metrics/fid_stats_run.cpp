@@ -14,12 +14,15 @@ FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const Che
   if (sampling.labels == LabelMode::dataset && sampling.label_data.empty() && kind == InputKind::checkpoint)
     throw ConfigError("fid-stats: --labels dataset needs --label_data DATA, the data set whose class frequencies "
                       "the generator is asked for");
+  if (!sampling.latents.empty() && kind != InputKind::checkpoint)
+    throw ConfigError("--latents " + sampling.latents + " gives a generator's inputs, but " + c.source +
+                      " is not a generator checkpoint; drop --latents");
   auto source = open_image_source(c.source, sampling, open_checkpoint);
   const bool data_set = kind == InputKind::dataset;  // generators are named by checkpoint and step
   auto side = extract_features(*source, *extractor, feature_batch(sampling, *extractor), false, false, "features",
                                data_set);
   warn_few_samples(side.stats.n, side.stats.mu.size(0), c.source);
-  side.stats.protocol = side_protocol(extractor_protocol(c.features, *extractor), side, !data_set, sampling.labels);
+  side.stats.protocol = side_protocol(extractor_protocol(c.features, *extractor), side, !data_set, sampling);
   save_stats(c.out, side.stats, c.compressed);
   out << "wrote " << c.out << ": mu " << side.stats.mu.size(0) << ", sigma " << side.stats.sigma.size(0) << "×"
       << side.stats.sigma.size(1) << " float64" << (side.stats.mu_s.defined() ? ", sFID's mu_s and sigma_s" : "")

@@ -24,10 +24,12 @@ ALLOWED = {
     "gan/eval": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/report"],
     "gan/train": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
                   "gan/report"],
+    "gan/interop": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
+                    "gan/report", "gan/train"],
     "experiments": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
                     "gan/report", "gan/train"],
     "cli": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
-            "gan/report", "gan/train", "experiments"],
+            "gan/report", "gan/train", "gan/interop", "experiments"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Citations of documents outside the repository: a section sign followed by a number, the names of

@@ -31,8 +31,13 @@ APT_PACKAGES=(
 # prdc (NAVER's density/coverage code, which brings scikit-learn) is pinned to the
 # version the PRDC test compares against. timm builds the DINOv2 ViT the FD_DINOv2
 # test plants random weights in (scripts/convert_dinov2.py converts its models).
+# safetensors, onnx, onnxscript (torch's ONNX exporter) and onnxruntime serve the
+# Python package in python/ (`hamgan.load_generator`, its ONNX export) and the
+# tests that run it beside the C++ generator.
 PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1:torchvision" "tensorboard==2.21.0:tensorboard"
-  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity "prdc==0.2:prdc" "timm==1.0.31:timm")
+  pytorch-fid:pytorch_fid torch-fidelity:torch_fidelity "prdc==0.2:prdc" "timm==1.0.31:timm"
+  "safetensors==0.8.0:safetensors" "onnx==1.23.2:onnx" "onnxscript==0.7.2:onnxscript"
+  "onnxruntime==1.32.0:onnxruntime")
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

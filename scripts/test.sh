@@ -15,5 +15,5 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${HAMGAN_TEST_JOBS:-2}" "$
 # only: Debian's HDF5 1.10.8 still crashes inside its own metadata code on some
 # crafted files (docs/reliability.md, "Left as is").
 HAMGAN_FUZZ_SEED=1 HAMGAN_FUZZ_FRESH=1 \
-  HAMGAN_FUZZ_RUNS="fuzz_checkpoint=100 fuzz_idx=8000 fuzz_jpeg=150000 fuzz_npz=80000 fuzz_png=250000 fuzz_toml=120000 fuzz_zip=1500" \
-  scripts/fuzz.sh fuzz_checkpoint,fuzz_idx,fuzz_jpeg,fuzz_npz,fuzz_png,fuzz_toml,fuzz_zip 300
+  HAMGAN_FUZZ_RUNS="fuzz_checkpoint=100 fuzz_idx=8000 fuzz_jpeg=150000 fuzz_npz=80000 fuzz_png=250000 fuzz_toml=120000 fuzz_zip=1500 fuzz_safetensors=250000" \
+  scripts/fuzz.sh fuzz_checkpoint,fuzz_idx,fuzz_jpeg,fuzz_npz,fuzz_png,fuzz_toml,fuzz_zip,fuzz_safetensors 300

@@ -1,9 +1,10 @@
 """The trainer's step functions (gan/train/steps.cpp) in PyTorch eager Python, for bench/python/train_step.py:
-the losses, the precision modes, and G, D, G_ema with their Adam optimisers, stepped as the library steps them."""
+the losses, the precision modes, and G, D, G_ema (the hamgan package's networks) with their Adam optimisers,
+stepped as the library steps them."""
 import torch
 import torch.nn.functional as F
 
-from hamgan_torch import Discriminator, Generator, parse_context
+from hamgan_torch import Discriminator, Generator
 
 
 def d_loss_fn(kind, real, fake):
@@ -29,12 +30,13 @@ def resolve_precision(name, device):
 
 class Bench:
     def __init__(self, m, t, device, channels_last=False, precision="fp32"):
+        """m: the model config (hamgan.config keys), t: the train keys."""
         torch.manual_seed(t["seed"])
         self.m, self.t, self.device = m, t, device
         self.autocast_dtype = torch.bfloat16 if precision == "bf16" else None
-        self.g = Generator(m, parse_context(m["G_context"])).to(device)
-        self.d = Discriminator(m, parse_context(m["D_context"])).to(device)
-        self.g_ema = Generator(m, parse_context(m["G_context"])).to(device) if t["ema"] else None
+        self.g = Generator(m).to(device)
+        self.d = Discriminator(m).to(device)
+        self.g_ema = Generator(m).to(device) if t["ema"] else None
         if self.g_ema is not None:
             self.g_ema.load_state_dict(self.g.state_dict())
         self.memory_format = torch.channels_last if channels_last else torch.contiguous_format

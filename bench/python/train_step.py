@@ -1,11 +1,11 @@
 """Training-step speed of a HamGAN config in PyTorch eager Python, the reference
 for `hamgan bench train` (docs/training.md, "Training speed").
 
-The same networks as the C++ library (bench/python/hamgan_torch.py), rebuilt from what `hamgan model-info
---config F` prints (widths, context position, block options): SAGAN-style
-ResNet G with class-conditional BN, projection D, TF-GAN spectral norm (one
-power iteration per call, W / max(1, sigma); the Hamburger's 1x1 convs W / sigma),
-context blocks `none`, `sa` (SAGAN, pooled keys) and `ham` (NMF, K steps, one-step gradient or BPTT).
+The same networks as the C++ library, from the `hamgan` Python package (python/hamgan; the checkout's copy
+when it is not installed) built from the config's model keys: SAGAN-style ResNet G with class-conditional
+BN, projection D, TF-GAN spectral norm (one power iteration per call, W / max(1, sigma); the context blocks'
+1x1 convs W / sigma), every context block the package has (none, sa, sa_dense, ham with nmf/vq/cd, random or
+online bases, one-step or BPTT; ylg and ea where the package holds them).
 Precision as `hamgan --precision`: fp32 (TF32 off), tf32 (TF32 in cuBLAS and cuDNN; the default on CUDA),
 bf16 (G and D forward passes under bf16 autocast with the library's float32 parts, losses in float32).
 Training as the trainer's step functions: hinge (or ns) loss, Adam with the
@@ -30,7 +30,7 @@ import tomllib
 
 try:
     import torch
-    from hamgan_torch import model_info
+    from hamgan_torch import load_model_toml, model_info
     from hamgan_torch_data import Data
     from hamgan_torch_profile import profile_steps, table
     from hamgan_torch_train import Bench, resolve_precision
@@ -100,7 +100,7 @@ def step_flops(bench, data):
     """The config's step FLOPs against the same step with no context blocks: the blocks' share is the
     difference (the counter's per-module split misattributes backward work around parameter-free modules)."""
     with_blocks = count_step_flops(bench, data)
-    bare = {**bench.m, "G_context": "none", "D_context": "none"}
+    bare = {**bench.m, "g_block": "none", "d_block": "none"}
     precision = "bf16" if bench.autocast_dtype is not None else "fp32"
     without = count_step_flops(Bench(bare, bench.t, bench.device, bench.memory_format == torch.channels_last,
                                      precision), data)
@@ -138,14 +138,16 @@ def main():
         t = {**TRAIN_DEFAULTS, **{k: v for k, v in tomllib.load(f).items() if k in TRAIN_DEFAULTS}}
     if a.batch > 0:
         t["batch_size"] = a.batch
-    m = model_info(a.hamgan, a.config)
+    m = load_model_toml(a.config)
+    info = model_info(a.hamgan, a.config)
     device = torch.device(a.device)
     precision = resolve_precision(a.precision, device)
     channels_last = t["channels_last"] if a.channels_last is None else a.channels_last == "true"
     bench = Bench(m, t, device, channels_last, precision)
     counts = {net: sum(p.numel() for p in module.parameters()) for net, module in (("G", bench.g), ("D", bench.d))}
     for net in ("G", "D"):
-        assert counts[net] == m[net + "_total"], f"{net}: {counts[net]} parameters here, model-info says {m[net + '_total']}"
+        assert counts[net] == info[net + "_total"], \
+            f"{net}: {counts[net]} parameters here, model-info says {info[net + '_total']} ({info[net + '_context']})"
     if a.params_only:
         print(json.dumps({"G_params": counts["G"], "D_params": counts["D"]}))
         return

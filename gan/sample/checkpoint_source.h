@@ -22,8 +22,16 @@ std::unique_ptr<ImageSource> open_checkpoint_source(const std::string& path, int
                                                     int64_t standing_stats, torch::Device device,
                                                     const LabelDraw& labels = {});
 
+// The same generator on the z and labels of an .npz (gan/sample/latents_file.h),
+// every row in file order; `n` must equal the file's rows (ConfigError naming
+// both). `seed` still seeds the standing statistics and the global generator,
+// as FixedNoise does, so a file of a seed's draw gives that seed's images.
+std::unique_ptr<ImageSource> open_latents_source(const std::string& path, const std::string& latents, int64_t n,
+                                                 uint64_t seed, int64_t standing_stats, torch::Device device);
+
 // The opener run_fid / run_fid_stats call for checkpoint inputs; `device` (auto,
-// cpu, cuda, cuda:N) is resolved only when a checkpoint is opened.
+// cpu, cuda, cuda:N) is resolved only when a checkpoint is opened. With
+// options.latents the generator's inputs come from that file (--labels must stay balanced).
 CheckpointOpener checkpoint_opener(const std::string& device);
 
 }  // namespace hamgan

@@ -77,6 +77,9 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.out.empty()) throw ConfigError("sample: --out is required (DIR, FILE.png, FILE.npz or FILE.hdf5)");
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
   const OutputKind kind = output_kind(cfg.out);
+  if (cfg.float_output && kind != OutputKind::kNpz)
+    throw ConfigError("sample: --float writes the unquantised images into FILE.npz; --out " + cfg.out +
+                      " is not one (use FILE.npz or drop --float)");
   const torch::Device device = resolve_device(cfg.device);
   const std::string ckpt = resolve_checkpoint_path(cfg.checkpoint, cfg.which);
   // Checked before loading, which recomputes the BN statistics.
@@ -109,6 +112,11 @@ std::string run_sampling(const SampleConfig& cfg) {
                                                                         : 8;
   const std::string weights = (cfg.raw || !checkpoint_has_ema(ckpt)) ? "raw G" : "EMA G";
   const std::string what = std::to_string(cfg.n) + " samples (" + weights + ", " + ckpt + ")";
+  if (kind == OutputKind::kNpz && cfg.float_output) {
+    write_npz(cfg.out, {{"x", images.to(torch::kCPU, torch::kFloat).contiguous()}, {"y", labels}, {"z", z}},
+              /*compressed=*/false);
+    return what + " -> " + cfg.out + " (x float32 N×C×H×W in [-1, 1], y int64, z float32 N×z_dim)";
+  }
   if (kind == OutputKind::kNpz) {
     write_npz(cfg.out, {{"x", to_uint8(images)}, {"y", labels}}, /*compressed=*/false);
     return what + " -> " + cfg.out + " (x uint8 N×C×H×W, y int64)";

@@ -109,4 +109,13 @@ class Checkpoint(torch.nn.Module):
 buf = io.BytesIO()
 torch.jit.save(torch.jit.script(Checkpoint()), buf)
 put("fuzz_checkpoint", "minimal.pt", buf.getvalue())
+# safetensors as the library writes them: a small generator-like file with metadata, and odd dtypes.
+from safetensors.torch import save as save_safetensors  # noqa: E402
+
+put("fuzz_safetensors", "generator.safetensors",
+    save_safetensors({"G.linear.weight": torch.randn(4, 3), "G.linear.u": torch.randn(4), "G.context.sigma":
+                      torch.tensor(0.5)}, metadata={"format": "hamgan", "model": "resolution = 32\n"}))
+put("fuzz_safetensors", "dtypes.safetensors",
+    save_safetensors({"b": torch.tensor([True, False]), "h": torch.ones(2, 2).half(), "i": torch.arange(3),
+                      "e": torch.zeros(0, 2), "bf": torch.ones(3).bfloat16()}))
 print("corpus written to", OUT, file=sys.stderr)

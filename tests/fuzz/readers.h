@@ -11,10 +11,12 @@
 #include <string>
 
 #include "core/config_file.h"
+#include "core/safetensors.h"
 #include "data/dataset.h"
 #include "data/formats.h"
 #include "data/image_io.h"
 #include "gan/checkpoint/archive.h"
+#include "core/safetensors.h"
 #include "metrics/npz.h"
 #include "metrics/stats.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -92,6 +94,10 @@ inline void read_npz_input(const uint8_t* data, size_t size) {
   load_stats(path);
 }
 
+inline void read_safetensors_input(const uint8_t* data, size_t size) {
+  parse_safetensors(std::string(reinterpret_cast<const char*>(data), size), "input.safetensors");
+}
+
 inline void read_toml(const uint8_t* data, size_t size) {
   parse_config_text(std::string(reinterpret_cast<const char*>(data), size), "fuzz.toml");
 }
@@ -113,7 +119,7 @@ inline const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> all = {
       {"fuzz_png", read_png},   {"fuzz_jpeg", read_jpeg}, {"fuzz_idx", read_idx},
       {"fuzz_hdf5", read_hdf5}, {"fuzz_npz", read_npz_input}, {"fuzz_toml", read_toml},
-      {"fuzz_checkpoint", read_checkpoint}, {"fuzz_zip", read_zip}};
+      {"fuzz_checkpoint", read_checkpoint}, {"fuzz_zip", read_zip}, {"fuzz_safetensors", read_safetensors_input}};
   return all;
 }
 

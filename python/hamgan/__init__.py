@@ -1,0 +1,14 @@
+"""HamGAN generators in PyTorch: load what `hamgan export` wrote (safetensors) as a torch.nn.Module, build
+untrained networks from a model configuration, and save weights for `hamgan import`.
+
+    import torch, hamgan
+    G = hamgan.load_generator("G.safetensors")
+    images = G(torch.randn(8, G.z_dim), torch.arange(8) % G.num_classes)  # (8, C, H, W) in [-1, 1]
+"""
+from .ham import fix_ham_bases
+from .io import (__version__, build_discriminator, build_generator, load_discriminator, load_generator,
+                 save_generator)
+from .networks import Discriminator, Generator
+
+__all__ = ["Discriminator", "Generator", "__version__", "build_discriminator", "build_generator",
+           "fix_ham_bases", "load_discriminator", "load_generator", "save_generator"]
