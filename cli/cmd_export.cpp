@@ -2,6 +2,7 @@
 // and other tools (gan/interop/export.h, docs/interop.md).
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/field_options.h"
@@ -42,7 +43,10 @@ static CommandRegistrar export_registrar("export", [](CLI::App& root) {
   auto cfg = std::make_shared<ExportConfig>();
   add_argument(sub, "CHECKPOINT", cfg->checkpoint, "Checkpoint file or run directory", true);
   add_field_options(sub, export_fields(), *cfg, "Options");
-  on_run(sub, [cfg] { std::cout << "export: " << run_export(*cfg) << "\n"; });
+  on_run(sub, [cfg] {
+    const std::string done = run_export(*cfg);  // before any output: a refusal prints only its error line
+    std::cout << "export: " << done << "\n";
+  });
 });
 
 }  // namespace hamgan::cli

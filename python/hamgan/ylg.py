@@ -11,10 +11,11 @@ from torch import nn
 
 from .layers import SNConv2d
 
-HEADS = 8         # hard-coded in the reference
+HEADS = 8  # hard-coded in the reference
 MASK_BIAS = -1000.0  # the reference's finite bias on disallowed keys (not -inf)
 # Head order of the reference: RightFloor, RightRepetitive, RF, RR, LeftFloor, LeftRepetitive, LF, LR.
 HEAD_PATTERNS = ("RF", "RR", "RF", "RR", "LF", "LR", "LF", "LR")
+_is_compiling = getattr(torch.compiler, "is_compiling", None) or torch._dynamo.is_compiling  # torch < 2.3
 
 
 def esa_cells(rows, cols):
@@ -79,7 +80,7 @@ class YLGAttention(nn.Module):
         if bias is None:
             masks = ylg_masks(height, width)
             bias = (1.0 - masks.to(torch.float64)).mul(MASK_BIAS).to(like.device, like.dtype)
-            if not torch.compiler.is_compiling():  # a graph capture's fake tensor must not outlive it
+            if not _is_compiling():  # a graph capture's fake tensor must not outlive it
                 self._bias_cache = {key: bias}
         return bias
 

@@ -14,11 +14,17 @@
 #include "gan/checkpoint/run_dir.h"
 #include "gan/interop/generator_tensors.h"
 #include "gan/sample/load_generator.h"
+#include "gan/sample/noise.h"
 #include "metrics/npz.h"
 #include "tests/common/train_test_util.h"
 
 namespace hamgan {
 namespace {
+
+// Nothing but one line: a refusal prints its error and no partial result.
+bool one_line(const std::string& out) {
+  return std::count(out.begin(), out.end(), '\n') == 1 && out.back() == '\n';
+}
 
 class ExportCli : public ::testing::Test {
  protected:
@@ -95,8 +101,8 @@ TEST_F(ExportCli, RefusalsAreOneLineAndWithoutAnEmaTheRawGeneratorIsTheDefault) 
   int status = 0;
   std::string out = test::run_hamgan("export " + dir_ + "/run --out " + dir_ + "/g.pt", &status);
   EXPECT_EQ(status, 1);
-  EXPECT_NE(out.find("hamgan: error: export: --out " + dir_ + "/g.pt must end in .safetensors"), std::string::npos)
-      << out;
+  EXPECT_EQ(out.rfind("hamgan: error: export: --out " + dir_ + "/g.pt must end in .safetensors", 0), 0u) << out;
+  EXPECT_TRUE(one_line(out)) << out;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/g.pt"));
 
   ASSERT_EQ((test::run_hamgan("train --run_dir " + dir_ + "/no_ema --steps 2 --ema false" + test::tiny_cli_args(),
@@ -106,7 +112,7 @@ TEST_F(ExportCli, RefusalsAreOneLineAndWithoutAnEmaTheRawGeneratorIsTheDefault) 
   out = test::run_hamgan("export " + dir_ + "/no_ema --weights ema --out " + dir_ + "/e.safetensors", &status);
   EXPECT_EQ(status, 1);
   EXPECT_NE(out.find("has no EMA generator (the run had ema = false); use --weights raw"), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_TRUE(one_line(out)) << out;
 
   out = test::run_hamgan("export " + dir_ + "/no_ema --standing_stats 0 --out " + dir_ + "/r.safetensors", &status);
   ASSERT_EQ(status, 0) << out;
@@ -135,7 +141,13 @@ TEST_F(ExportCli, SampleFloatIsTheImagesBeforeQuantisationWithTheirInputs) {
   const NpzArrays f = read_npz(dir_ + "/f.npz"), q = read_npz(dir_ + "/q.npz");
   ASSERT_EQ(f.at("x").scalar_type(), torch::kFloat);
   EXPECT_EQ(f.at("z").sizes(), (std::vector<int64_t>{6, 8}));
+  EXPECT_EQ(f.at("z").scalar_type(), torch::kFloat);
+  EXPECT_EQ(f.at("y").scalar_type(), torch::kLong);
+  EXPECT_EQ(f.at("x").sizes(), (std::vector<int64_t>{6, 1, 32, 32}));
   EXPECT_TRUE(torch::equal(f.at("y"), q.at("y")));
+  const FixedNoise noise(6, 8, 10, /*seed=*/4);  // the inputs `sample --seed 4` draws
+  EXPECT_TRUE(torch::equal(f.at("z"), noise.z()));
+  EXPECT_TRUE(torch::equal(f.at("y"), noise.labels()));
   EXPECT_LE(f.at("x").abs().max().item<float>(), 1.0f);
   // The float images, quantised as an 8-bit file is ((x + 1) · 127.5, rounded half up), are that file's.
   const torch::Tensor quantised =

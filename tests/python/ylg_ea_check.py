@@ -8,8 +8,7 @@
     1-D patterns, query q on key-grid row q mod n, heads re-merged as channel d * 8 + h), against the
     vectorised module (float32 to 1e-5, float64 to 1e-10, training mode and gradients);
 (c) parameter counts against the context rows of `hamgan model-info --config T.toml` at resolution 64.
-Every block also runs under CPU bf16 autocast. Exit 0 when every check passes, 1 on a failure, 3 without torch or numpy.
-"""
+Each block also runs under CPU bf16 autocast. Exit 0: all pass, 1: a failure, 3: no torch or numpy."""
 import copy
 import math
 import os
