@@ -77,6 +77,10 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.out.empty()) throw ConfigError("sample: --out is required (DIR, FILE.png, FILE.npz or FILE.hdf5)");
   if (cfg.truncation < 0) throw ConfigError("sample: truncation must be >= 0 (0 = off)");
   const OutputKind kind = output_kind(cfg.out);
+  std::error_code ec;
+  if (kind == OutputKind::kDirectory && fs::exists(cfg.out, ec) && !fs::is_empty(cfg.out, ec))
+    throw ConfigError("sample: --out " + cfg.out + " already holds files; samples of two runs would mix there (and "
+                      "fid would score the mixture): give a new or empty directory");
   if (cfg.float_output && kind != OutputKind::kNpz)
     throw ConfigError("sample: --float writes the unquantised images into FILE.npz; --out " + cfg.out +
                       " is not one (use FILE.npz or drop --float)");
@@ -133,15 +137,26 @@ std::string run_sampling(const SampleConfig& cfg) {
     save_jpeg(make_grid(images, nrow), cfg.out);
     return what + " -> grid " + cfg.out + " (JPEG, quality 95)";
   }
-  // A directory in ImageFolder layout (<class>/<index>.png), readable by `hamgan` and external evaluators.
+  // A directory in ImageFolder layout (<class>/<index>.png), readable by `hamgan` and external evaluators,
+  // built under a temporary name and renamed: a failure (a full disk) leaves no partial folder behind.
   const torch::Tensor u8 = to_uint8(images);
-  for (int64_t i = 0; i < cfg.n; ++i) {
-    char cls[16], name[32];
-    std::snprintf(cls, sizeof(cls), "%04lld", static_cast<long long>(labels[i].item<int64_t>()));
-    std::snprintf(name, sizeof(name), "%06lld.png", static_cast<long long>(i));
-    save_png(u8[i], (fs::path(cfg.out) / cls / name).string());
+  const std::string tmp = temporary_path_for(cfg.out);
+  try {
+    for (int64_t i = 0; i < cfg.n; ++i) {
+      char cls[16], name[32];
+      std::snprintf(cls, sizeof(cls), "%04lld", static_cast<long long>(labels[i].item<int64_t>()));
+      std::snprintf(name, sizeof(name), "%06lld.png", static_cast<long long>(i));
+      save_png(u8[i], (fs::path(tmp) / cls / name).string());
+    }
+    if (cfg.grid) save_png_grid(images, (fs::path(tmp) / "grid.png").string(), nrow);
+    std::error_code ec;
+    fs::remove(cfg.out, ec);  // an empty directory given as --out
+    fs::rename(tmp, cfg.out);
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw Error("sample: writing " + cfg.out + " failed (" + e.what() + "); nothing was left there");
   }
-  if (cfg.grid) save_png_grid(images, (fs::path(cfg.out) / "grid.png").string(), nrow);
   return what + " -> " + cfg.out + "/<class>/<index>.png" + (cfg.grid ? " and grid.png" : "");
 }
 

@@ -131,5 +131,25 @@ TEST(Threads, ARequestAboveTheCoreCountIsCappedWithAWarning) {
   torch::set_num_threads(before);
 }
 
+// Two runs' samples in one folder would be scored by fid as one distribution: a folder that
+// holds files is refused before any work; an empty one is filled; no temporary is left.
+TEST_F(SampleReliability, AFolderThatHoldsSamplesIsRefusedAndAnEmptyOneIsFilled) {
+  const std::string dir = test::scratch_dir("reliability", "sample_into_folder"), out = dir + "/pngs";
+  fs::create_directories(out);  // empty: accepted
+  std::string text;
+  ASSERT_EQ(run_command(sample("--n 6 --out " + out), &text), 0) << text;
+  auto count = [&] {
+    int n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(out)) n += e.is_regular_file();
+    return n;
+  };
+  EXPECT_EQ(count(), 6);
+  EXPECT_EQ(run_command(sample("--n 3 --seed 9 --out " + out), &text), 1) << text;
+  EXPECT_NE(text.find("hamgan: error: sample: --out " + out + " already holds files"), std::string::npos) << text;
+  EXPECT_EQ(count(), 6);  // nothing added to the earlier samples
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
 }  // namespace
 }  // namespace hamgan
