@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/errors.h"
+#include "core/finite.h"
 #include "metrics/classifier.h"
 #include "metrics/dinov2_features.h"
 #include "metrics/inception.h"
@@ -29,13 +30,11 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // NaN weights load without complaint and surface only as a NaN FID, after a whole
 // evaluation (in training, after thousands of steps): refuse them when read.
-void check_finite_weights(torch::nn::Module& net, const std::string& path) {
-  torch::NoGradGuard no_grad;
-  for (const auto& group : {net.named_parameters(), net.named_buffers()})
-    for (const auto& item : group)
-      if (item.value().is_floating_point() && !torch::isfinite(item.value()).all().item<bool>())
-        throw CheckpointError(path + ": Inception weight '" + item.key() +
-                              "' holds NaN or Inf; the file is damaged: download or convert it again");
+void check_finite_weights(const torch::nn::Module& net, const std::string& path) {
+  const std::string bad = first_nonfinite_tensor(net);
+  if (!bad.empty())
+    throw CheckpointError(path + ": Inception weight '" + bad +
+                          "' holds NaN or Inf; the file is damaged: download or convert it again");
 }
 
 class NativeInception : public FeatureExtractor {

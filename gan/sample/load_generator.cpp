@@ -1,6 +1,7 @@
 #include "gan/sample/load_generator.h"
 
 #include "core/errors.h"
+#include "core/finite.h"
 #include "gan/checkpoint/checkpoint.h"
 #include "gan/sample/standing_stats.h"
 
@@ -10,13 +11,11 @@ namespace {
 // Training refuses to save non-finite weights, but a file from elsewhere (or an
 // older run) may hold them; sampling it would write black images and exit 0.
 void check_finite(const Generator& g, const std::string& path, bool ema) {
-  torch::NoGradGuard no_grad;
-  for (const auto& group : {g->named_parameters(), g->named_buffers()})
-    for (const auto& item : group)
-      if (!torch::isfinite(item.value()).all().item<bool>())
-        throw CheckpointError(path + ": the " + (ema ? "EMA" : "raw") + " generator's tensor '" + item.key() +
-                              "' holds NaN or Inf; sample an earlier checkpoint (a step_*.pt file)" +
-                              (ema ? " or the raw weights (--raw)" : ""));
+  const std::string bad = first_nonfinite_tensor(*g);
+  if (!bad.empty())
+    throw CheckpointError(path + ": the " + (ema ? "EMA" : "raw") + " generator's tensor '" + bad +
+                          "' holds NaN or Inf; sample an earlier checkpoint (a step_*.pt file)" +
+                          (ema ? " or the raw weights (--raw)" : ""));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "core/errors.h"
+#include "core/finite.h"
 #include "core/rng.h"
 #include "core/seeds.h"
 #include "gan/checkpoint/checkpoint.h"
@@ -21,13 +22,6 @@ std::string random_run_id() {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%08x%08x", rd(), rd());
   return buf;
-}
-
-bool finite(torch::nn::Module& m) {
-  torch::NoGradGuard no_grad;
-  for (const auto& p : m.parameters())
-    if (!torch::isfinite(p).all().item<bool>()) return false;
-  return true;
 }
 
 }  // namespace
@@ -147,6 +141,8 @@ void TrainState::set_learning_rates(double g_lr, double d_lr) {
   for (auto& group : d_opt->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(d_lr);
 }
 
-bool TrainState::all_finite() const { return finite(*g.ptr()) && finite(*d.ptr()); }
+bool TrainState::all_finite() const {
+  return first_nonfinite_tensor(*g, /*buffers=*/false).empty() && first_nonfinite_tensor(*d, false).empty();
+}
 
 }  // namespace hamgan
