@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/checked_file.h"
 #include "core/errors.h"
+#include "core/sha256.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;
@@ -38,14 +39,18 @@ void CheckpointWriter::put_optimizer(const std::string& key, torch::optim::Optim
 void CheckpointWriter::save(const std::string& path) {
   std::error_code ec;
   fs::remove(completeness_marker_path(path), ec);  // the old marker must not vouch for the new file
+  Sha256 digest;
   // Streamed through a writer that keeps write errors: LibTorch's own file
   // writer throws from its destructor on a full disk, which aborts the process.
   write_atomically(path, [&](const std::string& tmp) {
     CheckedFileWriter out(tmp, path);
-    archive_.save_to([&](const void* data, size_t n) { return out.write(data, n); });
+    archive_.save_to([&](const void* data, size_t n) {
+      digest.update(data, n);  // of the bytes as they leave, so the digest costs no second read
+      return out.write(data, n);
+    });
     out.finish();
   });
-  write_text_atomically(completeness_marker_path(path), std::to_string(fs::file_size(path)) + "\n");
+  write_completeness_marker(path, fs::file_size(path), digest.hex());
 }
 
 namespace {
@@ -77,6 +82,7 @@ void check_record_sizes(const std::string& path) {
 
 CheckpointReader::CheckpointReader(const std::string& path, torch::Device device) : path_(path) {
   if (!fs::is_regular_file(path)) throw CheckpointError(path + ": no such checkpoint file");
+  verify_checkpoint_digest(path);
   check_record_sizes(path);
   try {
     archive_.load_from(path, device);
@@ -174,17 +180,6 @@ void CheckpointReader::load_optimizer(const std::string& key, torch::optim::Opti
     throw CheckpointError(path_ + ": " + key + " does not match the configured optimiser (" +
                           e.what_without_backtrace() + ")");
   }
-}
-
-std::string completeness_marker_path(const std::string& checkpoint_path) { return checkpoint_path + ".done"; }
-
-bool checkpoint_is_complete(const std::string& checkpoint_path) {
-  std::error_code ec;
-  const auto size = fs::file_size(checkpoint_path, ec);
-  if (ec) return false;
-  std::ifstream in(completeness_marker_path(checkpoint_path));
-  unsigned long long recorded = 0;
-  return static_cast<bool>(in >> recorded) && recorded == size;
 }
 
 }  // namespace hamgan

@@ -2,13 +2,16 @@
 // One checkpoint file: a LibTorch archive of named values, modules and
 // optimisers, with a format version, so an old binary refuses a newer file.
 // The writer saves to a temporary file, renames it into place and only then
-// writes the completeness marker `<file>.done` (the file's size), so a crash at
-// any moment leaves either the previous state or a complete new one, never a
-// file that looks complete but is not. The reader refuses a newer format with a
-// line naming both versions.
+// writes the completeness marker `<file>.done` (the file's size and SHA-256,
+// core/completeness_marker.h), so a crash at any moment leaves either the
+// previous state or a complete new one, never a file that looks complete but is
+// not. The reader checks the digest before parsing (bit rot is refused, not
+// loaded) and refuses a newer format with a line naming both versions.
 #include <torch/torch.h>
 
 #include <string>
+
+#include "core/completeness_marker.h"
 
 namespace hamgan {
 
@@ -34,7 +37,7 @@ class CheckpointWriter {
 
 class CheckpointReader {
  public:
-  // Throws CheckpointError (one line) for a missing, unreadable or newer-format file.
+  // Throws CheckpointError (one line) for a missing, damaged, unreadable or newer-format file.
   explicit CheckpointReader(const std::string& path, torch::Device device = torch::kCPU);
   bool has(const std::string& key);
   int64_t get_int(const std::string& key);
@@ -55,9 +58,5 @@ class CheckpointReader {
   std::string path_;
   torch::serialize::InputArchive archive_;
 };
-
-// The marker next to a checkpoint, and whether it is there and matches the file's size.
-std::string completeness_marker_path(const std::string& checkpoint_path);
-bool checkpoint_is_complete(const std::string& checkpoint_path);
 
 }  // namespace hamgan

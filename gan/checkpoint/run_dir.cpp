@@ -58,7 +58,7 @@ std::string latest_checkpoint(const std::string& dir) {
     if (!is_good(*it)) continue;
     if (!pointed.empty())
       std::cerr << "hamgan: warning: " << pointed << " (named by " << (fs::path(dir) / kLatestFileName).string()
-                << ") is missing, incomplete or unreadable; using " << *it << "\n";
+                << ") is missing, incomplete, damaged or unreadable; using " << *it << "\n";
     return *it;
   }
   return "";
@@ -80,7 +80,14 @@ void mark_latest_checkpoint(const std::string& dir, const std::string& file_name
 
 bool checkpoint_is_damaged(const std::string& path) {
   std::error_code ec;
-  return fs::exists(path, ec) && !checkpoint_is_complete(path);
+  if (!fs::exists(path, ec)) return false;
+  if (!checkpoint_is_complete(path)) return true;
+  try {
+    verify_checkpoint_digest(path);
+    return false;
+  } catch (const CheckpointError&) {
+    return true;
+  }
 }
 
 std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::string& which) {
@@ -89,10 +96,10 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
       throw CheckpointError(file_or_dir + ": --which best needs a run directory (or its checkpoints/), not a file");
     for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
       const std::string p = (d / kBestCheckpointName).string();
-      if (checkpoint_is_complete(p)) return p;
       if (checkpoint_is_damaged(p))
-        throw CheckpointError(p + ": the best checkpoint is incomplete or damaged (its size differs from its "
-                              "completeness marker); use --which latest, or a step_*.pt file");
+        throw CheckpointError(p + ": the best checkpoint is incomplete or damaged (its size or SHA-256 differs "
+                              "from its completeness marker); use --which latest, or a step_*.pt file");
+      if (checkpoint_is_complete(p)) return p;
     }
     throw CheckpointError(file_or_dir + ": no best checkpoint (checkpoints/best.pt is kept by runs that evaluate: "
                           "eval_every > 0 with a best_metric); use --which latest");

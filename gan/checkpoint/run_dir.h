@@ -27,7 +27,7 @@ void mark_latest_checkpoint(const std::string& dir, const std::string& file_name
                             const std::string& protect = "");
 
 // A kept checkpoint file (e.g. best.pt) that is there but incomplete or damaged: its size
-// differs from its completeness marker, or the marker is missing.
+// or SHA-256 differs from its completeness marker, or the marker is missing.
 bool checkpoint_is_damaged(const std::string& path);
 
 // Accepts a checkpoint file, a run directory or its checkpoints/ directory; throws CheckpointError.
