@@ -120,6 +120,7 @@ FidReport run_fid(const FidConfig& c, std::ostream& out, const CheckpointOpener&
       SampleOptions o = sampling;
       if (kinds[i] == InputKind::checkpoint) o.n = sampling.n * c.repeats;  // disjoint seed ranges of n
       sources[i] = open_image_source(path, o, open_checkpoint);
+      check_classifier_input(c.features, *sources[i], path, "fid");
     }
   }
   const ImageSource* const opened[2] = {sources[0].get(), sources[1].get()};

@@ -76,6 +76,11 @@ std::unique_ptr<ImageSource> open_image_source(const std::string& path, const Sa
 // "file" when z and labels came from sampling.latents).
 StatsProtocol side_protocol(StatsProtocol extractor, const SideFeatures& side, bool generated,
                             const SampleOptions& sampling);
+// With `--features classifier:FILE`, ConfigError when the classifier does not fit
+// the images of the input at `path` (channels, classes: metrics/classifier_fit.h);
+// `command` prefixes the line. Nothing for other extractors.
+void check_classifier_input(const FeatureOptions& features, const ImageSource& source, const std::string& path,
+                            const std::string& command);
 // --batch, or with 0 what the extractor's device suits.
 int64_t feature_batch(const SampleOptions& sampling, const FeatureExtractor& extractor);
 // A warning on stderr when n ≤ dim: the covariance is then rank-deficient.

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "core/run_paths.h"
 #include "core/sha256.h"
+#include "metrics/classifier_fit.h"
 #include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 
@@ -70,6 +71,25 @@ StatsProtocol side_protocol(StatsProtocol p, const SideFeatures& side, bool gene
   // Inputs another program drew are named apart, so their statistics are never taken for a seed's.
   p.labels = !generated ? "" : sampling.latents.empty() ? to_string(sampling.labels) : "file";
   return p;
+}
+
+void check_classifier_input(const FeatureOptions& o, const ImageSource& source, const std::string& path,
+                            const std::string& command) {
+  if (o.spec.rfind("classifier:", 0) != 0) return;
+  const std::string file = o.spec.substr(11);
+  const ClassifierConfig classifier = load_classifier(file)->config();
+  const bool generator = classify_input(path) == InputKind::checkpoint;
+  JudgedImages images;
+  images.command = command;
+  images.what = path + (generator ? " makes" : " holds");
+  images.channels = source.channels();
+  images.num_classes = source.num_classes();
+  images.dataset = generator ? "" : path;
+  images.image_size = classifier.image_size;
+  images.use = "--features classifier:FILE";
+  if (!generator && images.channels == 3 && classifier.channels == 1)  // image folders read RGB unless told
+    images.alternative = "if these are grey images stored as RGB files, read them as grey with --channels 1";
+  check_classifier_fits(file, classifier, images);
 }
 
 int64_t feature_batch(const SampleOptions& s, const FeatureExtractor& fx) {

@@ -18,6 +18,7 @@ FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const Che
     throw ConfigError("--latents " + sampling.latents + " gives a generator's inputs, but " + c.source +
                       " is not a generator checkpoint; drop --latents");
   auto source = open_image_source(c.source, sampling, open_checkpoint);
+  check_classifier_input(c.features, *source, c.source, "fid-stats");
   const bool data_set = kind == InputKind::dataset;  // generators are named by checkpoint and step
   auto side = extract_features(*source, *extractor, feature_batch(sampling, *extractor), false, false, "features",
                                data_set);

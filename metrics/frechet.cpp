@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 
 namespace hamgan {
 
@@ -19,10 +20,14 @@ RootInfo root_info(const torch::Tensor& sigma1, const torch::Tensor& sigma2) {
   s1 = 0.5 * (s1 + s1.t());  // symmetrise away storage noise
   s2 = 0.5 * (s2 + s2.t());
   // A = Σ₁^½ = V diag(√max(w,0)) Vᵀ
+  // Each of these takes seconds for 2048-d features on a CPU: a stop is honoured between them.
+  throw_if_stop_requested("Fréchet distance");
   auto [w, V] = torch::linalg_eigh(s1);
+  throw_if_stop_requested("Fréchet distance");
   auto A = torch::matmul(V * w.clamp_min(0).sqrt().unsqueeze(0), V.t());  // (D, D)
   auto M = torch::matmul(torch::matmul(A, s2), A);
   M = 0.5 * (M + M.t());
+  throw_if_stop_requested("Fréchet distance");
   auto lambda = torch::linalg_eigvalsh(M);  // ascending, real
   // √λ for λ < 0 is purely imaginary: it adds nothing to the real trace.
   RootInfo r;

@@ -43,6 +43,8 @@ class DatasetSource : public ImageSource {
   }
   // A flat folder is one class (label 0): it names no classes to compare.
   bool labelled() const override { return dataset_->num_classes() > 1; }
+  int64_t channels() const override { return dataset_->channels(); }
+  int64_t num_classes() const override { return labelled() ? dataset_->num_classes() : 0; }
   torch::Tensor labels(int64_t offset, int64_t count) override {
     TORCH_CHECK(offset >= 0 && count >= 0 && offset + count <= size_, "DatasetSource: range out of bounds");
     if (!labelled()) return {};
@@ -61,8 +63,9 @@ class DatasetSource : public ImageSource {
 
 class CallableSource : public ImageSource {
  public:
-  CallableSource(ImageMaker make, int64_t size, std::string d, LabelMaker label)
-      : make_(std::move(make)), label_(std::move(label)), size_(size), desc_(std::move(d)) {}
+  CallableSource(ImageMaker make, int64_t size, std::string d, LabelMaker label, int64_t channels, int64_t classes)
+      : make_(std::move(make)), label_(std::move(label)), size_(size), desc_(std::move(d)), channels_(channels),
+        classes_(classes) {}
   int64_t size() const override { return size_; }
   torch::Tensor batch(int64_t offset, int64_t count) override {
     auto x = make_(count, offset);
@@ -81,12 +84,15 @@ class CallableSource : public ImageSource {
                       ", expected int64 (" + std::to_string(count) + ")");
     return y.to(torch::kCPU);
   }
+  int64_t channels() const override { return channels_; }
+  int64_t num_classes() const override { return label_ ? classes_ : 0; }
 
  private:
   ImageMaker make_;
   LabelMaker label_;
   int64_t size_;
   std::string desc_;
+  int64_t channels_, classes_;
 };
 
 class RangeSource : public ImageSource {
@@ -99,6 +105,8 @@ class RangeSource : public ImageSource {
   }
   bool labelled() const override { return base_.labelled(); }
   torch::Tensor labels(int64_t offset, int64_t count) override { return base_.labels(offset_ + offset, count); }
+  int64_t channels() const override { return base_.channels(); }
+  int64_t num_classes() const override { return base_.num_classes(); }
 
  private:
   ImageSource& base_;
@@ -119,9 +127,10 @@ std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> datase
 }
 
 std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description,
-                                                  LabelMaker label) {
+                                                  LabelMaker label, int64_t channels, int64_t num_classes) {
   if (size <= 0) throw ConfigError(description + ": image count must be positive");
-  return std::make_unique<CallableSource>(std::move(make), size, std::move(description), std::move(label));
+  return std::make_unique<CallableSource>(std::move(make), size, std::move(description), std::move(label), channels,
+                                          num_classes);
 }
 
 torch::Tensor quantize_images(const torch::Tensor& images) {

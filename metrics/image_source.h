@@ -23,6 +23,10 @@ class ImageSource {
   virtual bool labelled() const { return false; }
   // Class indices of images [offset, offset + count) as int64 (count); undefined when not labelled().
   virtual torch::Tensor labels(int64_t offset, int64_t count) { return {}; }
+  // What the images are, known before any is made (0: not known): their channel
+  // count, and how many classes labelled() images are drawn from.
+  virtual int64_t channels() const { return 0; }
+  virtual int64_t num_classes() const { return 0; }
 };
 
 // n ≥ dataset size (or n ≤ 0): every image in order; otherwise a seeded random
@@ -34,8 +38,10 @@ std::unique_ptr<ImageSource> make_dataset_source(std::shared_ptr<Dataset> datase
 using ImageMaker = std::function<torch::Tensor(int64_t count, int64_t offset)>;
 // label(count, offset) returns the int64 (count) classes of the same images; empty: unlabelled.
 using LabelMaker = std::function<torch::Tensor(int64_t count, int64_t offset)>;
+// `channels` and `num_classes` (0: not known) are what the source reports of its images.
 std::unique_ptr<ImageSource> make_callable_source(ImageMaker make, int64_t size, std::string description,
-                                                  LabelMaker label = nullptr);
+                                                  LabelMaker label = nullptr, int64_t channels = 0,
+                                                  int64_t num_classes = 0);
 
 // Images [offset, offset + count) of `base` (which must outlive it): `fid
 // --repeats` takes disjoint seed ranges of one generator source this way.

@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 
 namespace hamgan {
 
@@ -159,6 +160,7 @@ torch::Tensor first_channels_hwc(const torch::Tensor& map) {  // (B, C, 17, 17) 
 
 InceptionOutput FidInceptionV3Impl::forward(const torch::Tensor& input, std::optional<SfidLayer> sfid) {
   auto call = [this](const char* name, const torch::Tensor& x) -> torch::Tensor {
+    throw_if_stop_requested("feature extraction");  // a CPU batch takes up to minutes: stop between blocks
     auto m = named_children()[name];
     if (auto c = m->as<BasicConv2dImpl>()) return c->forward(x);
     if (auto a = m->as<InceptionAImpl>()) return a->forward(x);
@@ -185,8 +187,7 @@ InceptionOutput FidInceptionV3Impl::forward(const torch::Tensor& input, std::opt
     if (sfid == SfidLayer::mixed_6e && n == "Mixed_6e") spatial = first_channels_hwc(x);
   }
   auto pool = x.mean({2, 3});  // adaptive average pool → (B, 2048)
-  auto fc = named_children()["fc"]->as<torch::nn::LinearImpl>();
-  return {pool, fc->forward(pool), spatial};
+  return {pool, named_children()["fc"]->as<torch::nn::LinearImpl>()->forward(pool), spatial};
 }
 
 torch::Tensor FidInceptionV3Impl::fc_weight() const {

@@ -44,8 +44,10 @@ class Communicator {
   // Joins the job described by `env` over c10d (blocks until every rank has
   // arrived, at most `timeout`); PeerError when the rendezvous fails. `device`
   // is this rank's: NCCL's small control tensors live there.
+  // `run_dir`: the run every rank trains, part of the job's identity in the store, so that a
+  // rank of another job given the same MASTER_PORT is refused (core/distributed/rendezvous.h).
   static std::shared_ptr<Communicator> connect(const DistEnv& env, DistBackend backend, torch::Device device,
-                                               std::chrono::milliseconds timeout);
+                                               std::chrono::milliseconds timeout, const std::string& run_dir = "");
   Communicator() = default;
   virtual ~Communicator() = default;
   Communicator(const Communicator&) = delete;
@@ -72,6 +74,9 @@ class Communicator {
   virtual void barrier(const std::string& what) = 0;
   virtual bool any(bool local, const std::string& what) = 0;         // true when `local` is true on some rank
   virtual int64_t sum(int64_t local, const std::string& what) = 0;   // `local` summed over the ranks
+  // True once a collective failed because rank 0 is gone or unreachable: whatever
+  // rank 0 would save after the failure will not come.
+  virtual bool rank0_unreachable() const { return false; }
 };
 
 // A single process: rank 0 of 1. Every collective leaves its input as it is,

@@ -6,11 +6,13 @@
 #endif
 #include "core/distributed/nccl_version.h"
 #include "core/distributed/process_group.h"
+#include "core/distributed/rendezvous.h"
 
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <algorithm>
+#include <cstdlib>
 #ifdef HAMGAN_WITH_NCCL  // CMake sets it with the nccl.h of the NCCL LibTorch loads (cmake/TorchCudaToolkit.cmake)
 #ifndef USE_C10D_NCCL
 #define USE_C10D_NCCL
@@ -23,6 +25,16 @@ namespace hamgan {
 namespace {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// c10d logs each failed store read of a rank whose peer is gone as a warning
+// with a stack trace, on top of the one line reported here; TORCH_CPP_LOG_LEVEL,
+// where set, still decides.
+void quiet_c10d_warnings() {
+  if (std::getenv("TORCH_CPP_LOG_LEVEL"))
+    c10::initLogging();
+  else
+    FLAGS_caffe2_log_level = std::max(FLAGS_caffe2_log_level, c10::GLOG_ERROR);
+}
 
 c10::intrusive_ptr<c10d::Backend> make_backend(DistBackend backend, const c10::intrusive_ptr<c10d::Store>& store,
                                                const DistEnv& env, std::chrono::milliseconds timeout) {
@@ -48,33 +60,26 @@ c10::intrusive_ptr<c10d::Backend> make_backend(DistBackend backend, const c10::i
 }  // namespace
 
 std::shared_ptr<Communicator> Communicator::connect(const DistEnv& env, DistBackend backend, torch::Device device,
-                                                    std::chrono::milliseconds timeout) {
-  const std::string where = env.store_file.empty()
-                                ? "tcp://" + env.master_addr + ":" + std::to_string(env.master_port)
-                                : "file://" + env.store_file;
+                                                    std::chrono::milliseconds timeout, const std::string& run_dir) {
+  quiet_c10d_warnings();
+  const std::string where = rendezvous_address(env);
   ProcessGroupParts parts;
   parts.rank = env.rank;
   parts.world_size = env.world_size;
   parts.device = backend == DistBackend::kNccl ? device : torch::Device(torch::kCPU);
   parts.timeout = timeout;
+  if (env.store_file.empty() && !env.agent_store) {
+    parts.store_on_rank0 = true;
+    parts.rank0_address = env.master_addr + ":" + std::to_string(env.master_port);
+  }
   try {
-    c10::intrusive_ptr<c10d::Store> store;
-    if (!env.store_file.empty()) {
-      store = c10::make_intrusive<c10d::FileStore>(env.store_file, static_cast<int>(env.world_size));
-    } else {
-      c10d::TCPStoreOptions o;
-      o.port = static_cast<uint16_t>(env.master_port);
-      o.isServer = env.rank == 0 && !env.agent_store;
-      o.numWorkers = static_cast<size_t>(env.world_size);
-      o.timeout = timeout;
-      store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, o);
-      parts.store_on_rank0 = !env.agent_store;
-    }
+    c10::intrusive_ptr<c10d::Store> store = open_rendezvous_store(env, timeout);
     store->setTimeout(timeout);
     parts.store = c10::make_intrusive<c10d::PrefixStore>("hamgan/" + std::to_string(env.restart), store);
+    check_job_identity(*parts.store, env, run_dir, timeout);  // before any key the job's ranks read
     parts.backend = make_backend(backend, c10::make_intrusive<c10d::PrefixStore>("pg", parts.store), env, timeout);
-  } catch (const ConfigError&) {
-    throw;
+  } catch (const Error&) {
+    throw;  // already one line naming the cause
   } catch (const std::exception& e) {
     throw PeerError("distributed: rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size) +
                     " could not join the job through " + where + " within " +

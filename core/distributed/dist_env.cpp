@@ -45,6 +45,10 @@ DistEnv dist_env_from_environment() {
   }
   if (const char* a = env("TORCHELASTIC_USE_AGENT_STORE")) e.agent_store = std::string(a) == "True";
   e.restart = env_int("TORCHELASTIC_RESTART_COUNT", 0, 0, kMaxWorld);
+  if (const char* id = env("TORCHELASTIC_RUN_ID"); id && std::string(id) != "none")
+    e.launch_id = std::string("torchrun run ") + id;
+  else if (const char* job = env("SLURM_JOB_ID"))
+    e.launch_id = std::string("SLURM job ") + job;
   if (e.rank >= e.world_size)
     throw ConfigError("environment: RANK " + std::to_string(e.rank) + " is not below WORLD_SIZE " +
                       std::to_string(e.world_size) + "; the launcher's variables disagree");

@@ -20,6 +20,10 @@ struct DistEnv {
   // (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 connects to it as a client.
   bool agent_store = false;
   int64_t restart = 0;  // TORCHELASTIC_RESTART_COUNT: keys of a restarted group do not meet old ones
+  // What every rank of this launch shares and another launch does not: torchrun's run id
+  // (TORCHELASTIC_RUN_ID, unless "none"), else SLURM_JOB_ID; empty when the launcher gives neither.
+  // Part of the job's identity in the rendezvous store (core/distributed/rendezvous.h).
+  std::string launch_id;
   std::string source = "single process";  // "torchrun", "SLURM", "hamgan --nproc", ...
   bool distributed() const { return world_size > 1; }
 };

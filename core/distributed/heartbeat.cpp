@@ -18,8 +18,13 @@ std::string alive_key(int64_t rank) { return "hamgan/alive/" + std::to_string(ra
 
 }  // namespace
 
-Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int64_t rank, int64_t world_size, bool store_on_rank0)
-    : store_(std::move(store)), rank_(rank), world_size_(world_size), store_on_rank0_(store_on_rank0) {
+Heartbeat::Heartbeat(c10::intrusive_ptr<c10d::Store> store, int64_t rank, int64_t world_size, bool store_on_rank0,
+                     std::string rank0_address)
+    : store_(std::move(store)),
+      rank_(rank),
+      world_size_(world_size),
+      store_on_rank0_(store_on_rank0),
+      rank0_address_(std::move(rank0_address)) {
   store_->set(alive_key(rank_), std::vector<uint8_t>{});  // present before the first beat
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(mu_);
@@ -65,7 +70,12 @@ std::string Heartbeat::who_stopped_answering() {
     if (!silent.empty() || store_lost || std::chrono::steady_clock::now() > give_up) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  if (store_lost && store_on_rank0_) return "rank 0 (the host of the rendezvous store) stopped answering";
+  if (store_lost && store_on_rank0_) {
+    rank0_lost_ = true;
+    return "rank 0 (" + (rank0_address_.empty() ? std::string() : rank0_address_ + ", ") +
+           "the host of the rendezvous store) is gone or unreachable";
+  }
+  if (!silent.empty() && silent[0] == "0") rank0_lost_ = true;
   if (silent.empty())
     return "no rank missed its heartbeat (a peer failed with an error of its own, or the collectives diverged)";
   std::string who = silent.size() == 1 ? "rank " + silent[0] : "ranks " + silent[0];

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -16,10 +17,19 @@ namespace hamgan {
 namespace fs = std::filesystem;
 namespace {
 
-std::string describe_exit(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "ended (status " + std::to_string(status) + ")";
+// How a failed rank ended and where its own account is: a rank killed by a
+// signal had no chance to print an error, and saying otherwise sends the user
+// looking for one.
+std::string describe_failure(int status) {
+  if (WIFEXITED(status))
+    return "exited with code " + std::to_string(WEXITSTATUS(status)) + " (its own error is printed above)";
+  if (!WIFSIGNALED(status)) return "ended (status " + std::to_string(status) + ")";
+  const int sig = WTERMSIG(status);
+  const char* abbrev = sigabbrev_np(sig);
+  std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+  if (sig == SIGKILL) name += ": the kernel's OOM killer (see dmesg), or kill -9";
+  if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) name += ": a crash";
+  return "was killed by signal " + std::to_string(sig) + " (" + name + ") and printed no error of its own";
 }
 
 // A private directory for the FileStore, removed when the job ends.
@@ -125,7 +135,7 @@ void run_local_workers(const std::vector<std::string>& args, int64_t nproc, std:
     if (forwarded && WIFEXITED(first_status) && WEXITSTATUS(first_status) == 130)
       throw Interrupted("train --nproc: the ranks stopped on request");
     throw Error("train --nproc: rank " + std::to_string(first_failed) + " of " + std::to_string(nproc) + " " +
-                describe_exit(first_status) + "; the other ranks were stopped (its own error is printed above)");
+                describe_failure(first_status) + "; the other ranks were stopped");
   }
 }
 

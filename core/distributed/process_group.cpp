@@ -22,7 +22,8 @@ class ProcessGroup final : public Communicator {
  public:
   explicit ProcessGroup(ProcessGroupParts parts)
       : p_(std::move(parts)),
-        heartbeat_(std::make_unique<Heartbeat>(p_.store, p_.rank, p_.world_size, p_.store_on_rank0)) {}
+        heartbeat_(std::make_unique<Heartbeat>(p_.store, p_.rank, p_.world_size, p_.store_on_rank0,
+                                               p_.rank0_address)) {}
   ~ProcessGroup() override {
     if (faulted_) return;  // aborted at the fault
     try {
@@ -41,6 +42,7 @@ class ProcessGroup final : public Communicator {
   void barrier(const std::string& what) override;
   bool any(bool local, const std::string& what) override;
   int64_t sum(int64_t local, const std::string& what) override;
+  bool rank0_unreachable() const override { return heartbeat_->rank0_lost(); }
 
   // Runs `fn`; a failure becomes PeerError naming the ranks that stopped answering.
   template <typename Fn>

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "core/distributed/communicator.h"
 
@@ -31,6 +32,7 @@ struct ProcessGroupParts {
   torch::Device device{torch::kCPU};  // where the small control tensors live (NCCL: the rank's GPU)
   std::chrono::milliseconds timeout{600000};
   bool store_on_rank0 = false;  // rank 0 hosts the store: losing it means rank 0 is gone
+  std::string rank0_address;    // MASTER_ADDR:MASTER_PORT where rank 0 hosts it, for the error
 };
 
 std::shared_ptr<Communicator> communicator_over(ProcessGroupParts parts);

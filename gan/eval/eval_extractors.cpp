@@ -1,11 +1,14 @@
 #include "gan/eval/eval_extractors.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "core/errors.h"
 #include "core/stop_signal.h"
+#include "data/formats.h"
 #include "gan/eval/eval_metrics.h"
+#include "metrics/classifier_fit.h"
 #include "metrics/classifier_training.h"
 #include "metrics/fid.h"
 #include "metrics/image_source.h"
@@ -21,7 +24,12 @@ bool wants(const EvalSettings& s, bool EvalMetric::*need) {
                      [&](const std::string& m) { return find_eval_metric(m)->*need; });
 }
 
-// Held-out real images (the IDX test split; other formats have one split) on the classifier's features.
+// Only IDX folders keep a test split; other formats open the same images for either split.
+bool has_test_split(const std::string& dataset) {
+  return std::filesystem::is_directory(dataset) && looks_like_idx_dir(dataset);
+}
+
+// Held-out real images (the IDX test split, else the training images) on the classifier's features.
 FeatureStats real_feature_stats(FeatureExtractor& fx, const EvalSettings& s) {
   DatasetSpec spec;
   spec.path = s.dataset;
@@ -39,6 +47,7 @@ FeatureStats real_feature_stats(FeatureExtractor& fx, const EvalSettings& s) {
 }
 
 void open_classifier(EvalExtractors& e, const EvalSettings& s, torch::Device device) {
+  check_eval_classifier(s);  // before a missing one is trained: minutes for a classifier that would not fit
   e.classifier = ensure_classifier(s.classifier, device);
   e.classifier_features = make_classifier_features(e.classifier, device, "classifier:" + s.classifier);
   e.classifier_real = real_feature_stats(*e.classifier_features, s);
@@ -46,8 +55,11 @@ void open_classifier(EvalExtractors& e, const EvalSettings& s, torch::Device dev
   o.spec = "classifier:" + s.classifier;
   StatsProtocol p = extractor_protocol(o, *e.classifier_features);
   p.image_size = s.resolution;
-  e.classifier_protocol = protocol_summary(p) + ", " + std::to_string(e.classifier_real.n) + " real (" +
-                          s.dataset + " test)";
+  // Against training images the distance also rewards memorising them: the log says which it was.
+  e.classifier_reference = std::to_string(e.classifier_real.n) + " real (" + s.dataset +
+                           (has_test_split(s.dataset) ? ", test split)"
+                                                      : ", training images: this data set has no test split)");
+  e.classifier_protocol = protocol_summary(p) + ", " + e.classifier_reference;
 }
 
 // The real images' statistics in `path` (the config key `key`), checked against
@@ -126,6 +138,19 @@ std::string known_metrics() {
 }
 
 }  // namespace
+
+void check_eval_classifier(const EvalSettings& s) {
+  if (!wants(s, &EvalMetric::needs_classifier)) return;
+  JudgedImages model;
+  model.command = "train";
+  model.what = "the model makes";
+  model.channels = s.image_channels;
+  model.num_classes = s.num_classes;
+  model.dataset = s.dataset;
+  model.image_size = s.resolution;
+  model.use = "--classifier FILE";
+  check_classifier_fits(s.classifier, classifier_config_at(s.classifier), model);
+}
 
 EvalExtractors open_eval_extractors(const EvalSettings& s, torch::Device device) {
   for (const auto& m : s.metrics)

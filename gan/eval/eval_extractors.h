@@ -14,4 +14,9 @@ namespace hamgan {
 // classifier when its file is missing. ConfigError for a metric not in the table.
 EvalExtractors open_eval_extractors(const EvalSettings& settings, torch::Device device);
 
+// When a metric of `settings` uses the classifier: ConfigError unless its file
+// (or, where it is missing, the Fashion-MNIST one that would be trained in its
+// place) takes the model's channels and classes (metrics/classifier_fit.h).
+void check_eval_classifier(const EvalSettings& settings);
+
 }  // namespace hamgan

@@ -24,6 +24,7 @@ struct EvalExtractors {
   FeatureStats classifier_real, inception_real, dinov2_real;  // inception_real has mu_s/sigma_s when sfid is asked
   std::string classifier_protocol, inception_protocol, dinov2_protocol;  // weights, preprocessing, labels
   std::string inception_reference, dinov2_reference;    // ", N real (FILE)"
+  std::string classifier_reference;  // which real images fid_classifier compares with, and from which split
   int64_t inception_logits = 0;                         // width of the Inception's logits
   bool inception_spatial = false;                       // the Inception also gives sFID's features
 };

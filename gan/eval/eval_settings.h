@@ -20,6 +20,7 @@ struct EvalSettings {
   std::string dinov2_reference;  // DINOv2 statistics of the real images (.npz) for dinov2
   LabelMode labels = LabelMode::balanced;  // dataset: the class frequencies of `dataset`'s training split
   int64_t resolution = 32, image_channels = 1;
+  int64_t num_classes = 10;         // the model's: a classifier for the classifier metrics must have as many
   int64_t n = 1000;                 // generated images per evaluation
   int64_t standing_stats = 16;      // batches for G's BN statistics; 0 = stored moving averages
   int64_t standing_batch_size = 64;

@@ -151,21 +151,36 @@ EvalResult Evaluator::evaluate(Generator& g, const EvalShards& shards, int64_t s
       generated_rows(g, extractors_, layout, n, derived_seed(s.seed, SeedPurpose::kEvalNoise), labels_, shards);
   g->train(was_training);
 
-  // The metrics are computed once, on rank 0, and their values shared with the other ranks.
+  // The metrics are computed once, on rank 0, and their values shared with the other ranks,
+  // with rank 0's word on a stop after them: every rank abandons the evaluation together.
   EvalResult result;
-  torch::Tensor values = torch::zeros({static_cast<int64_t>(s.metrics.size())}, torch::kFloat64);
+  const int64_t metrics = static_cast<int64_t>(s.metrics.size());
+  torch::Tensor values = torch::zeros({metrics + 1}, torch::kFloat64);
   if (shards.rank == 0) {
-    const GeneratedSamples samples = as_samples(rows.to(torch::kCPU), layout);  // the one host copy
-    for (size_t i = 0; i < s.metrics.size(); ++i) {
-      const MetricValue v = find_eval_metric(s.metrics[i])->compute(samples, extractors_);
-      values[static_cast<int64_t>(i)] = v.value;
-      result.protocol += (result.protocol.empty() ? "" : "; ") + s.metrics[i] + ": " + v.protocol;
+    try {
+      const GeneratedSamples samples = as_samples(rows.to(torch::kCPU), layout);  // the one host copy
+      for (int64_t i = 0; i < metrics; ++i) {
+        throw_if_stop_requested("evaluation");
+        const MetricValue v = find_eval_metric(s.metrics[i])->compute(samples, extractors_);
+        values[i] = v.value;
+        result.protocol += (result.protocol.empty() ? "" : "; ") + s.metrics[i] + ": " + v.protocol;
+      }
+      throw_if_stop_requested("evaluation");  // a stop while the last metric was computed abandons it too
+    } catch (const Interrupted&) {
+      values[metrics] = 1;
     }
   }
   if (shards.share) values = shards.share(values);
-  for (size_t i = 0; i < s.metrics.size(); ++i)
-    result.values.emplace_back(s.metrics[i], values[static_cast<int64_t>(i)].item<double>());
+  // Nothing of an abandoned evaluation is returned: no partial row, no best checkpoint from it.
+  if (values[metrics].item<double>() != 0) throw Interrupted("evaluation: stopped by request");
+  for (int64_t i = 0; i < metrics; ++i) result.values.emplace_back(s.metrics[i], values[i].item<double>());
   return result;
+}
+
+std::string Evaluator::reference_note() const {
+  const bool classifier_fid =
+      std::find(settings_.metrics.begin(), settings_.metrics.end(), "fid_classifier") != settings_.metrics.end();
+  return classifier_fid ? "fid_classifier against " + extractors_.classifier_reference : "";
 }
 
 }  // namespace hamgan

@@ -54,7 +54,14 @@ class Evaluator {
   // of a job calls it and gets the same values. Shows a progress bar. Empty
   // when settings().metrics is. `n` > 0 replaces settings().n for this evaluation
   // (a run's last one may use more samples).
+  // A stop requested during it (core/stop_signal.h) abandons it with Interrupted,
+  // on every rank together once the samples are gathered: no value of it is returned.
   EvalResult evaluate(Generator& g, const EvalShards& shards = {}, int64_t n = 0);
+
+  // Which real images fid_classifier compares with ("" without that metric):
+  // "fid_classifier against N real (DATA, test split)", or the training images
+  // of a data set without a test split, against which it also rewards memorising them.
+  std::string reference_note() const;
 
  private:
   EvalSettings settings_;

@@ -26,7 +26,7 @@ std::unique_ptr<ImageSource> generator_source(std::shared_ptr<Generator> g, std:
   LabelMaker label;
   if ((*g)->config().num_classes > 1)
     label = [inputs](int64_t count, int64_t offset) { return inputs->labels.slice(0, offset, offset + count); };
-  return make_callable_source(make, n, description, label);
+  return make_callable_source(make, n, description, label, (*g)->config().image_channels, (*g)->config().num_classes);
 }
 
 std::shared_ptr<Generator> load_ema_generator(const std::string& file, uint64_t seed, int64_t standing_stats,

@@ -4,10 +4,12 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/rng.h"
+#include "gan/checkpoint/checkpoint.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/sample/load_generator.h"
 #include "gan/sample/noise.h"
 #include "gan/sample/sampler.h"
+#include "metrics/classifier_fit.h"
 #include "metrics/classifier_training.h"
 #include "metrics/image_source.h"
 #include "core/seeds.h"
@@ -56,9 +58,19 @@ ClassConsistency class_consistency(Generator& g, FeatureClassifier& classifier, 
 ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   if (cfg.n <= 0) throw ConfigError("class-consistency: n must be positive");
   const torch::Device device = resolve_device(cfg.device);
-  Generator g =
-      load_generator(resolve_checkpoint_path(cfg.checkpoint), !cfg.raw, device, cfg.standing_stats,
-                     derived_seed(cfg.seed, SeedPurpose::kLoadStandingStats));
+  const std::string file = resolve_checkpoint_path(cfg.checkpoint);
+  // Before G is loaded and a missing classifier trained: both take long for a pair that does not fit.
+  const ModelConfig model = read_checkpoint_model_config(file);
+  JudgedImages images;
+  images.command = "class-consistency";
+  images.what = "the generator " + file + " makes";
+  images.channels = model.image_channels;
+  images.num_classes = model.num_classes;
+  images.image_size = model.resolution;
+  images.use = "--classifier FILE";
+  check_classifier_fits(cfg.classifier, classifier_config_at(cfg.classifier), images);
+  Generator g = load_generator(file, !cfg.raw, device, cfg.standing_stats,
+                               derived_seed(cfg.seed, SeedPurpose::kLoadStandingStats));
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }

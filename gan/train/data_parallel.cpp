@@ -62,7 +62,7 @@ std::shared_ptr<Communicator> join_data_parallel(const DistEnv& env, torch::Devi
   if (backend == DistBackend::kNccl && !device.is_cuda())
     throw ConfigError("dist_backend: nccl reduces CUDA tensors only, but the device is " + device.str() +
                       "; use dist_backend = \"gloo\" or a CUDA device");
-  auto comm = Communicator::connect(env, backend, device, s.timeout);
+  auto comm = Communicator::connect(env, backend, device, s.timeout, s.run_dir);
   if (env.rank == 0)
     std::cerr << "train: data-parallel over " << world << " ranks (" << env.source << ", "
               << dist_backend_names().name(backend) << "); " << s.batch_size / world

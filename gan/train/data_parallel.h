@@ -41,6 +41,7 @@ struct JoinSettings {
   int64_t accumulate = 1;        // micro-batches per rank's share
   DistBackendChoice backend = DistBackendChoice::kAuto;  // dist_backend
   std::chrono::seconds timeout{600};
+  std::string run_dir;  // every rank's alike: with the launcher's id, whose job a store holds
 };
 
 // A LocalCommunicator for a single process; with WORLD_SIZE > 1 in `env`

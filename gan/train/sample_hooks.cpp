@@ -112,6 +112,9 @@ class EvalHook final : public TrainHook {
       run.tb->flush();
     }
     if (improved) msg << " (best " << s_.best_metric << " so far: " << run.paths.best_checkpoint() << ")";
+    // The first line says what the scores compare with (the log's protocol says it on every row).
+    if (!reference_told_ && !evaluator_->reference_note().empty()) msg << "; " << evaluator_->reference_note();
+    reference_told_ = true;
     std::cerr << "\ntrain: step " << state.step << ":" << msg.str() << "\n";
   }
 
@@ -132,6 +135,7 @@ class EvalHook final : public TrainHook {
 
   EvalHookSettings s_;
   std::shared_ptr<Evaluator> evaluator_;
+  bool reference_told_ = false;
 };
 
 }  // namespace

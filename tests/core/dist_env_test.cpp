@@ -20,7 +20,7 @@ class DistEnvTest : public ::testing::Test {
     for (const char* v : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
                           "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE",
                           "HAMGAN_DIST_INIT", "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RESTART_COUNT",
-                          "TORCHELASTIC_RUN_ID", "HAMGAN_LAUNCHER"})
+                          "TORCHELASTIC_RUN_ID", "HAMGAN_LAUNCHER", "SLURM_JOB_ID"})
       unsetenv(v);
   }
 };
@@ -59,6 +59,20 @@ TEST_F(DistEnvTest, SlurmVariablesWhenTorchrunsAreAbsent) {
   EXPECT_EQ(e.world_size, 16);
   EXPECT_EQ(e.local_rank, 1);
   EXPECT_EQ(e.source, "SLURM");
+}
+
+// The launch's id, part of the job's identity in the store: torchrun's run id where it names one
+// ("none" is its default, shared by unrelated launches), else SLURM's job id.
+TEST_F(DistEnvTest, LaunchIdFromTorchrunOrSlurm) {
+  setenv("RANK", "1", 1);
+  setenv("WORLD_SIZE", "2", 1);
+  EXPECT_EQ(dist_env_from_environment().launch_id, "");
+  setenv("SLURM_JOB_ID", "4242", 1);
+  EXPECT_EQ(dist_env_from_environment().launch_id, "SLURM job 4242");
+  setenv("TORCHELASTIC_RUN_ID", "none", 1);
+  EXPECT_EQ(dist_env_from_environment().launch_id, "SLURM job 4242");
+  setenv("TORCHELASTIC_RUN_ID", "5f1c", 1);
+  EXPECT_EQ(dist_env_from_environment().launch_id, "torchrun run 5f1c");
 }
 
 TEST_F(DistEnvTest, MalformedValuesNameTheVariable) {

@@ -68,7 +68,10 @@ class ImportFixture : public ::testing::Test {
   }
 
   // Options every scoring command here takes: the untrained classifier, one standing batch, CPU.
-  static std::string features() { return " --features classifier:" + dir_ + "/cls.pt --standing_stats 1 --device cpu"; }
+  // The folder holds grey PNGs, read as grey for the grey classifier.
+  static std::string features() {
+    return " --features classifier:" + dir_ + "/cls.pt --channels 1 --standing_stats 1 --device cpu";
+  }
 
   static inline std::string dir_, train_output_;
   static inline int status_ = -1;

@@ -48,7 +48,10 @@ class FidCheckpointCli : public ::testing::Test {
   static int run(const std::string& args, std::string* out) {
     return test::run_command(std::string(test::hamgan_bin()) + " " + args, out);
   }
-  static std::string features() { return " --features classifier:" + dir_ + "/cls.pt --standing_stats 1 --n 20"; }
+  // The folder holds grey PNGs, read as grey for the grey classifier.
+  static std::string features() {
+    return " --features classifier:" + dir_ + "/cls.pt --channels 1 --standing_stats 1 --n 20";
+  }
   static inline std::string dir_, train_output_;
   static inline int status_ = -1;
 };

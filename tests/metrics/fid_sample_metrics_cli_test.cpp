@@ -36,7 +36,9 @@ class FidSampleMetricsCli : public ::testing::Test {
           save_png(image.clamp(0, 255).to(torch::kUInt8), cls + "/" + std::to_string(i) + ".png");
         }
       }
-    ClassifierConfig cc;
+    ClassifierConfig cc;  // for these folders' images: RGB as read, 3 classes
+    cc.channels = 3;
+    cc.num_classes = 3;
     cc.width = 8;
     cc.feature_dim = 16;
     FeatureClassifier net(cc);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "metrics/frechet.h"
 #include "metrics/npz.h"
 #include "tests/metrics/helpers.h"
@@ -73,4 +74,16 @@ TEST(Frechet, ScalesQuadraticallyWithLargeSingularFeatures) {
   auto large = frechet_distance(k * x.mean(0), cov(k * x), k * y.mean(0), cov(k * y));
   EXPECT_TRUE(small.singular);
   EXPECT_NEAR(large.distance / (k * k), small.distance, 1e-6 * small.distance);
+}
+
+// A stop requested while the distance is computed (seconds for 2048-d features
+// on a CPU, in training's evaluation too) ends it between its eigendecompositions.
+TEST(Frechet, AStopRequestEndsIt) {
+  {
+    StopSignalGuard signals;
+    request_stop();
+    const auto x = torch::randn({40, 8}, torch::kFloat64);
+    EXPECT_THROW(frechet_distance(x.mean(0), torch::cov(x.t()), x.mean(0), torch::cov(x.t())), Interrupted);
+  }
+  StopSignalGuard cleared;  // a new guard clears the request: it does not outlive this test
 }

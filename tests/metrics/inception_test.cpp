@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "metrics/features.h"
 #include "metrics/inception.h"
 #include "metrics/npz.h"
@@ -163,4 +164,18 @@ TEST(Inception, RandomBytesAndATruncatedArchiveAreNamedForWhatTheyAre) {
       EXPECT_EQ(m.find("legacy (pre-1.6)"), std::string::npos) << m;
     }
   }
+}
+
+// On a CPU one batch of the Inception takes seconds to minutes: a stop request ends
+// the forward pass between its blocks, not after the batch.
+TEST(Inception, AStopRequestEndsAForwardPassBetweenBlocks) {
+  {
+    StopSignalGuard signals;
+    FidInceptionV3 net;
+    net->eval();
+    torch::NoGradGuard no_grad;
+    request_stop();
+    EXPECT_THROW(net->forward(torch::zeros({1, 3, 299, 299})), Interrupted);
+  }
+  StopSignalGuard cleared;  // a new guard clears the request: it does not outlive this test
 }

@@ -1,6 +1,7 @@
 // `hamgan train --nproc` refuses what would fail in every rank before starting
 // any (too many ranks, a batch that does not split, a run directory another run
-// holds), and its ranks end with it when it is killed.
+// holds), its ranks end with it when it is killed, and a rank killed by a
+// signal is reported as such.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -106,6 +107,46 @@ TEST(LauncherChecks, RanksEndWhenTheirLauncherIsKilled) {
   }
   if (alive) ::kill(-launcher, SIGKILL);  // the group: leave no orphan behind the test either
   EXPECT_FALSE(alive) << "ranks outlived their killed launcher\n" << test::file_contents(dir + "/log.txt");
+}
+
+// The RANK a rank of the launcher was started as, from its environment.
+int rank_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  for (std::string var; std::getline(in, var, '\0');)
+    if (var.rfind("RANK=", 0) == 0) return std::stoi(var.substr(5));
+  return -1;
+}
+
+// A rank killed by SIGKILL (as by the OOM killer) printed nothing: the launcher
+// says so, instead of pointing at an error of its own "printed above"; the
+// surviving rank's error is printed once.
+TEST(LauncherChecks, ARankKilledBySignalIsReportedAsKilledAndSilent) {
+  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
+  const std::string dir = test::temp_dir("launcher_sigkill"), run = dir + "/run";
+  const pid_t launcher = test::spawn_shell(
+      std::string(test::hamgan_bin()) + " train" + test::tiny_cli_args() +
+          " --threads 1 --steps 100000 --dist_timeout 10 --nproc 2 --run_dir " + run,
+      dir + "/log.txt", /*own_group=*/true);
+  const auto until = Clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(run + "/checkpoints/latest") && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pid_t rank1 = -1;
+  for (pid_t p : children_of(launcher))
+    if (rank_of(p) == 1) rank1 = p;
+  if (rank1 < 0) ::kill(-launcher, SIGKILL);
+  ASSERT_GT(rank1, 0) << test::file_contents(dir + "/log.txt");
+  ::kill(rank1, SIGKILL);
+  int status = 0;
+  ASSERT_TRUE(test::wait_for_exit(launcher, std::chrono::seconds(60), &status, /*group=*/true));
+  const std::string out = test::file_contents(dir + "/log.txt");
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << out;
+  EXPECT_NE(out.find("hamgan: error: train --nproc: rank 1 of 2 was killed by signal 9 (SIGKILL: the kernel's OOM "
+                     "killer (see dmesg), or kill -9) and printed no error of its own; the other ranks were stopped"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("printed above"), std::string::npos) << out;
+  EXPECT_EQ(count(out, "hamgan: error: distributed: rank 0"), 1u) << out;  // rank 0's own, once
+  EXPECT_EQ(count(out, "hamgan: error:"), 2u) << out;
 }
 
 }  // namespace
