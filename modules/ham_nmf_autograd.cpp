@@ -1,6 +1,7 @@
 // The NMF one-step gradient's autograd nodes; see ham_nmf_autograd.h.
 #include "modules/ham_nmf_autograd.h"
 
+#include "modules/fp32_region.h"
 #include "modules/ham_decomposition.h"
 #include "modules/ham_nmf_cpu.h"
 
@@ -34,6 +35,14 @@ struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto saved = ctx->get_saved_variables();
+    // The kernel's result is a constant to autograd. A backward pass that builds a graph (a gradient
+    // penalty's create_graph) takes the same formula in ATen ops, linear in the incoming gradient
+    // (D, S and the mask are constants of the one-step gradient), so the second pass sees it.
+    if (torch::GradMode::is_enabled()) {
+      Fp32Region fp32;
+      return {torch::bmm(saved[2], (grads[0].to(torch::kFloat) * saved[1]).transpose(1, 2)) * saved[0],
+              torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    }
     const NmfOneStepCpu state{saved[2], torch::Tensor(), saved[1], saved[0]};  // the codes are not needed
     return {nmf_one_step_backward_cpu(grads[0], state), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }

@@ -1,5 +1,7 @@
 #include "modules/spectral_divide.h"
 
+#include "modules/fp32_region.h"
+
 namespace hamgan {
 namespace {
 
@@ -16,6 +18,20 @@ torch::Tensor like_weight(const torch::Tensor& m, const torch::Tensor& w) {
   return m.view(w.sizes());
 }
 
+// The closed form as a function autograd can differentiate again, for a second backward pass (a
+// gradient penalty): d, a constant of the first backward, is rebuilt from W as
+// d + [σ counts]·(uᵀWv − uᵀWv detached), the same value whose gradient is [σ counts]·u vᵀ, so the
+// second pass sees ∂d/∂W; u and v stay constants, as in the first.
+torch::Tensor differentiable_grad(const torch::Tensor& g, const torch::Tensor& w, const torch::Tensor& d,
+                                  const torch::Tensor& u, const torch::Tensor& v, const torch::Tensor& scale) {
+  Fp32Region fp32;  // σ in float32 also when the backward runs under autocast
+  const torch::Tensor counts = scale.gt(0).to(scale.scalar_type());  // scale = [σ counts] / d², d > 0
+  const torch::Tensor sigma = torch::dot(u, torch::mv(sn_matrix(w), v));
+  const torch::Tensor d_w = d + counts * (sigma - sigma.detach());
+  const torch::Tensor c = (g * w).sum() * counts / (d_w * d_w);
+  return g / d_w - like_weight(torch::outer(u * c, v), w);
+}
+
 // W / d, whose backward is the closed form in the header.
 struct SpectralDivide : torch::autograd::Function<SpectralDivide> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& w, const torch::Tensor& d,
@@ -27,6 +43,8 @@ struct SpectralDivide : torch::autograd::Function<SpectralDivide> {
     const variable_list s = ctx->get_saved_variables();
     const torch::Tensor &w = s[0], &d = s[1], &u = s[2], &v = s[3], &scale = s[4];
     const torch::Tensor& g = grads[0];
+    // Grad mode is on in a backward pass exactly when it builds a graph (create_graph).
+    if (torch::GradMode::is_enabled()) return {differentiable_grad(g, w, d, u, v, scale), {}, {}, {}, {}};
     torch::Tensor grad_w = g / d;
     const torch::Tensor c = (g * w).sum() * scale;  // ⟨G, W⟩ [σ counts] / d²
     grad_w.sub_(like_weight(torch::outer(u * c, v), w));

@@ -4,6 +4,9 @@
 // same numbers: the weight as a matrix, and W / d with the closed-form backward
 //   ∂L/∂W = G/d − scale·⟨G, W⟩·u vᵀ,   scale = [σ counts] / d²,
 // where u and v, the power iteration's vectors, are constants for autograd.
+// A backward pass that builds a graph (create_graph, as a gradient penalty's)
+// gets the same closed form written in differentiable ops, with d a function of
+// W again, so the second backward pass is exact too.
 #include <torch/torch.h>
 
 namespace hamgan {

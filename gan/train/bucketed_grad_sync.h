@@ -26,6 +26,7 @@ class BucketedGradSync final : public GradSync {
   void before_backward(torch::nn::Module& module) override;
   void all_reduce_grads(torch::nn::Module& module) override;
   void agree_on_flag(torch::Tensor& flag) override { comm_->all_reduce_sum_async(flag, "agreeing on a non-finite update")->wait(); }
+  void sum_over_ranks(torch::Tensor& t, const std::string& what) override { comm_->all_reduce_sum_async(t, what)->wait(); }
 
   struct Group;
 

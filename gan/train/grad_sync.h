@@ -22,6 +22,8 @@ class GradSync {
   // Sums a device scalar over the ranks in place, ordered before later work on
   // the device without a host wait where the backend allows (NCCL).
   virtual void agree_on_flag(torch::Tensor& flag) {}
+  // Sums a device tensor over the ranks in place, the same way; `what` names it in errors.
+  virtual void sum_over_ranks(torch::Tensor& t, const std::string& what) {}
 };
 
 class NoSync final : public GradSync {

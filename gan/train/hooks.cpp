@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -92,6 +93,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator& comm, bo
   const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
   const std::string path = (fs::path(dir) / name).string();
   gather_noise_states(comm, state);
+  state.recipe.gather(comm);
   comm.barrier("the barrier before a checkpoint");
   std::string failure;
   if (run.main) {
@@ -124,7 +126,9 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
   if (run.last_checkpoint_step == state.step)
     return "checkpoint of step " + std::to_string(state.step) + ": " + run.last_checkpoint + " (continue with --resume)";
   if (!state.all_finite()) return "the weights are non-finite and were not saved; " + last_good(run);
-  if (!run.main) return "rank 0 saves the state; " + last_good(run);
+  if (!run.main)
+    return run.comm->rank0_unreachable() ? "rank 0 is gone, so nothing more is saved; " + last_good(run)
+                                         : "rank 0 saves the state; " + last_good(run);
   try {
     LocalCommunicator alone;  // a peer may be gone: rank 0 writes without collectives
     write_checkpoint(state, run, alone);
@@ -157,10 +161,14 @@ class LogHook final : public TrainHook {
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double its = static_cast<double>(steps_) / std::max(secs, 1e-9);
-    const MetricRow row = {{"d_loss", v.d_loss}, {"g_loss", v.g_loss},
-                           {"d_real", v.d_real}, {"d_fake", v.d_fake},
-                           {"g_lr", s_.g_lr},    {"d_lr", s_.d_lr},
-                           {"it_per_s", its},    {"img_per_s", its * static_cast<double>(s_.images_per_step)}};
+    MetricRow row = {{"d_loss", v.d_loss}, {"g_loss", v.g_loss},
+                     {"d_real", v.d_real}, {"d_fake", v.d_fake},
+                     {"g_lr", s_.g_lr},    {"d_lr", s_.d_lr},
+                     {"it_per_s", its},    {"img_per_s", its * static_cast<double>(s_.images_per_step)}};
+    if (const AdaController* ada = state.recipe.ada()) {  // p and the heuristic it follows
+      row.push_back({"ada_p", ada->p()});
+      if (!std::isnan(ada->last_overfitting())) row.push_back({"ada_rt", ada->last_overfitting()});
+    }
     if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);

@@ -56,6 +56,7 @@ JoinSettings join_settings(const TrainConfig& cfg) {
   s.accumulate = cfg.accumulate;
   s.backend = cfg.dist_backend;
   s.timeout = std::chrono::seconds(cfg.dist_timeout);
+  s.run_dir = cfg.run_dir;
   return s;
 }
 
@@ -121,9 +122,7 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   r.loader = std::make_unique<DataLoader>(r.dataset, loader_options(cfg, r.device, rank, world), state.data_position);
   r.extra_hooks = std::move(extra_hooks);
   r.standard_hooks = standard_hooks(hook_settings(cfg, r.comm), r.evaluator);
-  r.step = StepConfig{cfg.loss, cfg.d_steps, cfg.batch_size / world, precision};
-  r.step.accumulate = cfg.accumulate;
-  r.step.skip_nonfinite = cfg.max_nonfinite_steps > 0;
+  r.step = step_config(cfg, cfg.batch_size / world, precision);
   if (global_noise) {
     r.step.noise_slice = rank;
     r.step.noise_slices = world;

@@ -7,8 +7,10 @@
 #include "core/atomic_file.h"
 #include "core/device.h"
 #include "core/errors.h"
+#include "data/subset_dataset.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
+#include "gan/eval/eval_extractors.h"
 #include "gan/report/provenance.h"
 #include "gan/train/precision.h"
 #include "gan/train/resume_check.h"
@@ -48,7 +50,7 @@ std::shared_ptr<Dataset> open_training_data(const TrainConfig& cfg) {
   auto dataset = open_dataset(spec);
   // Checked here, not found at the first batch: a size the format keeps (HDF5), a stray label.
   check_dataset_fits(*dataset, cfg.model.resolution, cfg.model.image_channels, cfg.model.num_classes, cfg.dataset);
-  return dataset;
+  return dataset_fraction(std::move(dataset), cfg.dataset_fraction);
 }
 
 LoaderOptions loader_options(const TrainConfig& cfg, torch::Device device, int64_t shard, int64_t shards) {
@@ -88,6 +90,7 @@ EvalSettings eval_settings(const TrainConfig& c) {
   s.dataset = c.dataset;
   s.resolution = c.model.resolution;
   s.image_channels = c.model.image_channels;
+  s.num_classes = c.model.num_classes;
   s.n = c.eval_n;
   s.standing_stats = c.standing_stats;
   s.standing_batch_size = kStandingBatchSize;  // as `hamgan sample` and `hamgan fid`, so they reproduce the logged numbers
@@ -100,6 +103,7 @@ namespace {
 std::shared_ptr<Evaluator> open_evaluator(const EvalSettings& s, int64_t eval_every, torch::Device device) {
   if (s.metrics.empty()) return nullptr;
   const bool classifier = std::any_of(s.metrics.begin(), s.metrics.end(), uses_classifier);
+  check_eval_classifier(s);  // a classifier that does not fit is refused before a missing one is trained
   if (classifier && !fs::exists(s.classifier))
     std::cerr << "train: evaluation (eval_every = " << eval_every << ") needs the classifier " << s.classifier
               << ", which does not exist: training it now (minutes; make it beforehand with "

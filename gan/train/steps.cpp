@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "gan/train/ema.h"
 #include "gan/train/fused_adam.h"
+#include "gan/train/recipe_terms.h"
 #include "gan/train/update_guard.h"
 
 namespace hamgan {
@@ -17,6 +18,10 @@ int64_t checked_accumulate(int64_t batch, const StepConfig& cfg) {
     throw ConfigError("accumulate: a batch of " + std::to_string(batch) + " images does not split into " +
                       std::to_string(cfg.accumulate) + " equal micro-batches; choose a batch_size it divides");
   return cfg.accumulate;
+}
+
+RecipeSlice recipe_slice(const StepConfig& cfg) {
+  return {cfg.recipe, cfg.augment_policy, cfg.noise_slice, cfg.noise_slices};
 }
 
 void mark(const StepConfig& cfg, StepPhase phase) {
@@ -41,6 +46,15 @@ const char* step_phase_name(size_t phase) {
   static const char* names[kStepPhaseCount] = {"d_forward", "d_backward", "d_optimiser",
                                                "g_forward", "g_backward", "g_optimiser"};
   return phase < kStepPhaseCount ? names[phase] : "?";
+}
+
+StepConfig step_config(const TrainConfig& cfg, int64_t local_batch, const Precision& precision) {
+  StepConfig s{cfg.loss, cfg.d_steps, local_batch, precision};
+  s.accumulate = cfg.accumulate;
+  s.skip_nonfinite = cfg.max_nonfinite_steps > 0;
+  s.recipe = cfg.recipe;
+  s.augment_policy = parse_augment_policy(cfg.recipe.augment_policy);
+  return s;
 }
 
 torch::Tensor micro_batch(const torch::Tensor& t, int64_t m, int64_t k) {
@@ -70,6 +84,11 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
     const torch::Tensor y_real_all = batch.labels.to(state.device, /*non_blocking=*/true);
     UpdateGuard guard(state, cfg.skip_nonfinite);
     const auto [z_all, y_fake_all] = draw_noise(state, b, cfg);
+    DRecipeTerms terms(state, recipe_slice(cfg), state.step * cfg.d_steps + step, b);
+    if (generator_loss_uses_reals(cfg.loss)) {  // G's next update pairs its fakes with these reals
+      state.recipe.last_real = real_all;
+      state.recipe.last_real_labels = y_real_all;
+    }
     state.d_opt->zero_grad();
     torch::Tensor total_loss, real_mean, fake_mean;
     for (int64_t m = 0; m < k; ++m) {
@@ -86,11 +105,12 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
       {
         // One D call on real and fake together: one spectral-norm power iteration per D forward.
         PrecisionScope precision(cfg.precision);
-        logits = state.d->forward(torch::cat({real, fake}), torch::cat({y_real, y_fake}));
+        logits = state.d->forward(terms.d_input(real, fake, m, k), torch::cat({y_real, y_fake}));
       }
       logits = logits.to(torch::kFloat);  // losses in float32 whatever the forward computed in
       const torch::Tensor on_real = logits.slice(0, 0, n), on_fake = logits.slice(0, n);
-      torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
+      torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake) + terms.extra_loss(on_real, on_fake);
+      terms.observe(on_real, on_fake, m, k, sync, state.world_size);
       if (k > 1) loss = loss / static_cast<double>(k);  // the k means add up to the batch's mean
       if (m == k - 1) sync.before_backward(*state.d);   // reduce once, with the summed gradients
       mark(cfg, kDForward);
@@ -103,6 +123,7 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
     }
     sync.all_reduce_grads(*state.d);
     apply_update(*state.d_opt, guard, *state.d, total_loss, sync, stats);
+    terms.end_update(sync, b * state.world_size);
     mark(cfg, kDOptimiser);
     stats.d_loss = total_loss;
     stats.d_real = k > 1 ? real_mean / static_cast<double>(k) : real_mean;
@@ -113,18 +134,31 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
 
 void g_step(TrainState& state, const StepConfig& cfg, GradSync& sync, StepStats& stats) {
   const auto [z_all, y_all] = draw_noise(state, cfg.batch_size, cfg);
+  const bool paired = generator_loss_uses_reals(cfg.loss);
+  const GRecipeTerms terms(state, recipe_slice(cfg), paired, cfg.batch_size);
+  if (paired && !state.recipe.last_real.defined())
+    throw Error("g_step: loss = rpgan pairs G's images with the reals of a D update; run d_step first");
   const int64_t k = checked_accumulate(cfg.batch_size, cfg);
   UpdateGuard guard(state, cfg.skip_nonfinite);
   state.g_opt->zero_grad();
   torch::Tensor total_loss;
   for (int64_t m = 0; m < k; ++m) {
     const torch::Tensor z = micro_batch(z_all, m, k), y = micro_batch(y_all, m, k);
-    torch::Tensor logits;
+    torch::Tensor logits, on_real;
     {
       PrecisionScope precision(cfg.precision);
-      logits = state.d->forward(state.g->forward(z, y), y);
+      const torch::Tensor fake = terms.augment_fake(state.g->forward(z, y), m, k);
+      if (paired) {  // one D call on the paired reals and the fakes
+        const torch::Tensor real = terms.augment_real(micro_batch(state.recipe.last_real, m, k), m, k);
+        logits = state.d->forward(torch::cat({real, fake}),
+                                  torch::cat({micro_batch(state.recipe.last_real_labels, m, k), y}));
+        on_real = logits.slice(0, 0, real.size(0)).to(torch::kFloat);
+        logits = logits.slice(0, real.size(0));
+      } else {
+        logits = state.d->forward(fake, y);
+      }
     }
-    torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat));
+    torch::Tensor loss = generator_loss(cfg.loss, logits.to(torch::kFloat), on_real);
     if (k > 1) loss = loss / static_cast<double>(k);
     if (m == k - 1) sync.before_backward(*state.g);
     mark(cfg, kGForward);

@@ -14,6 +14,7 @@
 #include "gan/train/grad_sync.h"
 #include "gan/train/losses.h"
 #include "gan/train/precision.h"
+#include "gan/train/recipe_config.h"
 #include "gan/train/train_state.h"
 
 namespace hamgan {
@@ -63,7 +64,13 @@ struct StepConfig {
   // Check each update's loss and gradients and skip it when non-finite (gan/train/update_guard.h).
   bool skip_nonfinite = false;
   PhaseMarks* marks = nullptr;  // not owned; null outside the bench
+  // Penalties, augmentation, LeCam (docs/recipe.md); all off by default.
+  RecipeConfig recipe;
+  AugmentPolicy augment_policy = parse_augment_policy(kDefaultAugmentPolicy);
 };
+
+// The step settings of a run's config for `local_batch` images per update on this rank.
+StepConfig step_config(const TrainConfig& cfg, int64_t local_batch, const Precision& precision);
 
 struct EmaSchedule {
   double decay = 0.9999;

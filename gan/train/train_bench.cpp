@@ -127,8 +127,8 @@ TrainBenchResult run_train_bench(const TrainBenchConfig& c, std::ostream& out) {
   cfg.validate();
   const torch::Device device = resolve_device(cfg.device);
   const Precision precision = resolve_precision(cfg.precision, cfg.channels_last, device);
-  StepConfig step_cfg{cfg.loss, cfg.d_steps, cfg.batch_size, precision};
-  step_cfg.accumulate = cfg.accumulate;
+  StepConfig step_cfg = step_config(cfg, cfg.batch_size, precision);
+  step_cfg.skip_nonfinite = false;  // the bench measures the plain step
   // The steady state of a long run: the EMA past its first ema_start plain copies.
   const EmaSchedule ema{cfg.ema_decay, 0};
 

@@ -54,11 +54,15 @@ const FieldTable<TrainConfig>& train_config_fields() {
   // What a resume may change (resume_check.h): keys that shape the updates or random draws must match.
   constexpr ResumeRule kMust = ResumeRule::kMustMatch, kMay = ResumeRule::kMayChange,
                        kNotCompared = ResumeRule::kNotCompared;
-  static const FieldTable<TrainConfig> table = {
+  static const FieldTable<TrainConfig> table = concat_fields<TrainConfig>({
       // data
       member_field(string_field("dataset", "IDX directory, image folder or .hdf5 file", not_empty()), &T::dataset)
           .on_resume(kMust),
       enum_field("dataset_split", dataset_split_names(), "IDX split", &T::dataset_split).on_resume(kMust),
+      member_field(float_field("dataset_fraction", "Train on this fixed, class-balanced fraction of the data "
+                                                   "(the same images for every seed)", between(1e-9, 1)),
+                   &T::dataset_fraction)
+          .on_resume(kMust),
       member_field(bool_field("flip", "Random horizontal flips of real images"), &T::flip).on_resume(kMust),
       member_field(int_field("workers", "Data decoding threads", at_least(1)), &T::workers).on_resume(kMay),
       member_field(int_field("shuffle_window",
@@ -81,7 +85,8 @@ const FieldTable<TrainConfig>& train_config_fields() {
       member_field(int_field("accumulate", "Micro-batches per D and G update (gradient accumulation; batch_size / accumulate in memory)",
                              at_least(1)),
                    &T::accumulate).on_resume(kMust),
-      enum_field("loss", loss_type_names(), "hinge | ns (non-saturating)", &T::loss).on_resume(kMust),
+      enum_field("loss", loss_type_names(), "hinge | ns (non-saturating) | rpgan (relativistic pairing)", &T::loss)
+          .on_resume(kMust),
       // EMA
       member_field(bool_field("ema", "Keep an EMA of G's weights for samples and evaluation"), &T::ema)
           .on_resume(kMust),
@@ -161,7 +166,7 @@ const FieldTable<TrainConfig>& train_config_fields() {
       enum_field("noise_streams", noise_streams_names(),
                  "per_rank: each rank draws its own z | global: each rank its slice of one stream", &T::noise_streams)
           .on_resume(kMay),
-  };
+  }, nested_fields(recipe_config_fields(), &TrainConfig::recipe));
   return table;
 }
 

@@ -13,6 +13,7 @@
 #include "core/distributed/communicator.h"
 #include "gan/train/losses.h"
 #include "gan/train/precision.h"
+#include "gan/train/recipe_config.h"
 #include "gan/model/model_config.h"
 #include "gan/sample/standing_stats.h"
 #include "metrics/dinov2_preprocess.h"
@@ -44,6 +45,7 @@ struct TrainConfig {
   // data
   std::string dataset = kDefaultFashionMnistDir;  // IDX directory, image folder or .hdf5 file
   DatasetSplit dataset_split = DatasetSplit::kTrain;  // IDX split
+  double dataset_fraction = 1;                    // a fixed, class-balanced subset (data/subset_dataset.h)
   bool flip = false;                              // random horizontal flips (TF-GAN: none)
   int64_t workers = 1;                            // data decoding threads
   int64_t shuffle_window = LoaderOptions::kDefaultShuffleWindow;  // chunks shuffled together (0: full shuffle)
@@ -61,6 +63,7 @@ struct TrainConfig {
   // images in memory at a time. BN and spectral norm see each micro-batch on its own.
   int64_t accumulate = 1;
   LossType loss = LossType::kHinge;
+  RecipeConfig recipe;  // penalties, augmentation, LeCam (docs/recipe.md); keys listed with the train keys
   // EMA of G's weights (used for samples and evaluation)
   bool ema = true;
   double ema_decay = 0.9999;  // BigGAN-PyTorch default

@@ -34,7 +34,7 @@ TrainState::TrainState(const TrainConfig& cfg, torch::Device device_, int64_t ra
       noise_rank(shared_noise ? 0 : rank_),
       noise(make_cpu_generator(rank_noise_seed(cfg.seed, noise_rank))),
       run_id(random_run_id()), config_text(cfg.config_text), rank(rank_), world_size(world_size_), seed(cfg.seed),
-      device_rng(device_generator(device_)) {
+      device_rng(device_generator(device_)), recipe(cfg.recipe, device_) {
   g = Generator(cfg.model);
   d = Discriminator(cfg.model);
   g->to(device);
@@ -82,6 +82,7 @@ void TrainState::save(const std::string& path) {
   d_opt->store_steps();
   w.put_optimizer("G_opt", *g_opt);
   w.put_optimizer("D_opt", *d_opt);
+  recipe.save(w);
   w.save(path);
 }
 
@@ -108,6 +109,7 @@ void TrainState::load(const std::string& path) {
   best.step = r.get_int("best_step");
   restore_rng_state(read_rng_state(r));
   loaded_world_size = r.has("world_size") ? r.get_int("world_size") : 1;
+  recipe.load(r, rank, loaded_world_size == world_size ? world_size : -1);
   const torch::Tensor noise_state = own_row(r, "rank_noise_rngs", "noise_rng");
   const torch::Tensor device_state = own_row(r, "rank_device_rngs", "device_rng");
   if (device_rng.defined()) {

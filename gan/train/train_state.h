@@ -20,6 +20,7 @@
 #include "gan/model/generator.h"
 #include "gan/train/ema.h"
 #include "gan/train/fused_adam.h"
+#include "gan/train/recipe_state.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {
@@ -96,6 +97,8 @@ class TrainState {
   int64_t loaded_world_size = 1;
   bool noise_restored = true;
   bool device_rng_restored = false;
+  // ADA's p, LeCam's anchors (saved; declared after `device`, which it is built for).
+  RecipeState recipe;
 
  private:
   // This rank's row of `all_key` (every rank's, same world size), or `own_key`
