@@ -35,30 +35,25 @@ torch::Tensor DRecipeTerms::d_input(const torch::Tensor& real, const torch::Tens
 }
 
 torch::Tensor DRecipeTerms::extra_loss(const torch::Tensor& on_real, const torch::Tensor& on_fake) {
-  torch::Tensor loss = torch::zeros({}, on_real.options().dtype(torch::kFloat));
+  torch::Tensor loss;
+  const auto add = [&loss](const torch::Tensor& term) { loss = loss.defined() ? loss + term : term; };
   if (recipe_.lecam_weight > 0 && state_.recipe.lecam_anchors().defined()) {
     // Tseng et al. 2021: reals pulled towards the fakes' anchor and fakes towards the reals'.
     const torch::Tensor& a = state_.recipe.lecam_anchors();
-    loss = loss + recipe_.lecam_weight * ((on_real - a[1]).pow(2).mean() + (on_fake - a[0]).pow(2).mean());
+    add(recipe_.lecam_weight * ((on_real - a[1]).pow(2).mean() + (on_fake - a[0]).pow(2).mean()));
   }
   if (penalties_due_) {
     std::vector<torch::Tensor> inputs;
-    if (recipe_.r1_gamma > 0) inputs.push_back(real_in_);
-    if (recipe_.r2_gamma > 0) inputs.push_back(fake_in_);
+    std::vector<double> gammas;
+    for (const auto& [input, gamma] : {std::pair{real_in_, recipe_.r1_gamma}, std::pair{fake_in_, recipe_.r2_gamma}})
+      if (gamma > 0) {
+        inputs.push_back(input);
+        gammas.push_back(gamma);
+      }
     // One gradient of the summed logits gives every image's own input gradient (D is per-image).
     const std::vector<torch::Tensor> norms = input_gradient_sq_norms(torch::cat({on_real, on_fake}), inputs);
-    const double scale = 0.5 * static_cast<double>(recipe_.reg_every);
-    size_t i = 0;
-    if (recipe_.r1_gamma > 0) {
-      const torch::Tensor r1_now = norms[i++].mean();
-      r1 = r1.defined() ? r1 + r1_now.detach() : r1_now.detach();
-      loss = loss + recipe_.r1_gamma * scale * r1_now;
-    }
-    if (recipe_.r2_gamma > 0) {
-      const torch::Tensor r2_now = norms[i++].mean();
-      r2 = r2.defined() ? r2 + r2_now.detach() : r2_now.detach();
-      loss = loss + recipe_.r2_gamma * scale * r2_now;
-    }
+    const double scale = 0.5 * static_cast<double>(recipe_.reg_every);  // lazy: γ/2 times the interval
+    for (size_t i = 0; i < norms.size(); ++i) add(gammas[i] * scale * norms[i].mean());
   }
   return loss;
 }

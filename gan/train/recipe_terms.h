@@ -34,7 +34,8 @@ class DRecipeTerms {
   bool penalties_due() const { return penalties_due_; }
   // D's input for micro-batch m: reals ‖ fakes, with gradients kept where a penalty needs them, augmented.
   torch::Tensor d_input(const torch::Tensor& real, const torch::Tensor& fake, int64_t m, int64_t k);
-  // LeCam and the penalties for the logits of the last d_input (float32, mean over the micro-batch).
+  // LeCam and the penalties for the logits of the last d_input (float32, mean over the micro-batch);
+  // undefined when no term is on or due, so the paper's recipe runs no extra kernel.
   torch::Tensor extra_loss(const torch::Tensor& on_real, const torch::Tensor& on_fake);
   // After the micro-batch: ADA sees its real logits; after the last, LeCam's anchors move with
   // the update's mean logits over every rank (summed through `sync` without a host wait), so
@@ -43,8 +44,6 @@ class DRecipeTerms {
                int64_t world_size);
   // After the update's optimiser step: ADA ends its update (`global_images`: every rank's reals).
   void end_update(GradSync& sync, int64_t global_images);
-
-  torch::Tensor r1, r2;  // this update's E||∇D||² at reals and fakes (device scalars; undefined when not due)
 
  private:
   TrainState& state_;

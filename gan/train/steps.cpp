@@ -109,7 +109,8 @@ void d_step(TrainState& state, const BatchSource& next_batch, const StepConfig& 
       }
       logits = logits.to(torch::kFloat);  // losses in float32 whatever the forward computed in
       const torch::Tensor on_real = logits.slice(0, 0, n), on_fake = logits.slice(0, n);
-      torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake) + terms.extra_loss(on_real, on_fake);
+      torch::Tensor loss = discriminator_loss(cfg.loss, on_real, on_fake);
+      if (const torch::Tensor extra = terms.extra_loss(on_real, on_fake); extra.defined()) loss = loss + extra;
       terms.observe(on_real, on_fake, m, k, sync, state.world_size);
       if (k > 1) loss = loss / static_cast<double>(k);  // the k means add up to the batch's mean
       if (m == k - 1) sync.before_backward(*state.d);   // reduce once, with the summed gradients

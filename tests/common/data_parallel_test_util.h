@@ -107,6 +107,16 @@ inline TrainConfig dp_config(const std::string& run_dir) {
   return c;
 }
 
+// SA in both networks at width 8 (SA needs C/8 query channels): deterministic, where the
+// Hamburger draws random bases whose shape follows the per-rank batch.
+inline void use_sa_blocks(ModelConfig& m) {
+  m.g_block.name = "sa";
+  m.d_block.name = "sa";
+  m.block_options.clear();
+  m.g_ch = 8;
+  m.d_ch = 8;
+}
+
 inline const std::vector<int> kAllOk2{0, 0};
 
 // ||a - b|| / ||b|| over one part of the state.

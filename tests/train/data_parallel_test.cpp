@@ -49,13 +49,7 @@ TEST(DataParallel, SyncBatchNormOverTwoRanksEqualsOneRankWithTwiceTheBatch) {
   const std::string two = test::temp_dir("dp_syncbn_two"), one = test::temp_dir("dp_syncbn_one");
   auto config = [](const std::string& run_dir) {
     TrainConfig c = dp_config(run_dir);
-    c.model.g_block.name = "sa";
-    c.model.d_block.name = "sa";
-    c.model.block_options.clear();
-    c.model.g_ch = 8;  // SA needs C/8 query channels
-    c.model.d_ch = 8;
-    c.model.g_ch = 8;  // SA needs C/8 query channels
-    c.model.d_ch = 8;
+    use_sa_blocks(c.model);
     c.batch_size = 8;  // global
     c.steps = 3;
     // The conv biases in front of a BN have a gradient of exactly zero (BN

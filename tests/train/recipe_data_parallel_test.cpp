@@ -14,11 +14,7 @@ using namespace test;
 // two ranks compute one process's updates, as DataParallel.SyncBatchNormOverTwoRanksEquals... does.
 TrainConfig every_term(const std::string& run_dir) {
   TrainConfig c = dp_config(run_dir);
-  c.model.g_block.name = "sa";
-  c.model.d_block.name = "sa";
-  c.model.block_options.clear();
-  c.model.g_ch = 8;
-  c.model.d_ch = 8;
+  use_sa_blocks(c.model);
   c.batch_size = 8;
   c.steps = 3;
   c.adam_eps = 1e-4;

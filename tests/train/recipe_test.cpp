@@ -14,7 +14,7 @@
 #include "gan/train/losses.h"
 #include "gan/train/steps.h"
 #include "gan/train/trainer.h"
-#include "tests/common/train_test_util.h"
+#include "tests/common/data_parallel_test_util.h"
 
 namespace hamgan {
 namespace {
@@ -112,11 +112,7 @@ TEST(RecipeTraining, EveryTermOnResumesBitExact) {
 // LeCam's term is a mean. G and D in eval mode: BN and the power iteration hold still.
 std::vector<torch::Tensor> d_gradients_with_every_term(int64_t accumulate) {
   TrainConfig c = every_term(test::temp_dir("recipe_accumulate"));
-  c.model.g_block.name = "sa";
-  c.model.d_block.name = "sa";
-  c.model.block_options.clear();
-  c.model.g_ch = 8;
-  c.model.d_ch = 8;
+  test::use_sa_blocks(c.model);
   c.batch_size = 8;
   seed_initial_weights(c.seed);
   TrainState state(c, torch::kCPU);
