@@ -17,6 +17,9 @@ static CommandRegistrar data_info_registrar("data-info", [](CLI::App& root) {
       member_field(string_field("grid", "PNG grid to write (a row per class); empty: none"), &C::grid),
       member_field(int_field("per_class", "Examples per row", between(1, 100)), &C::per_class),
       member_field(int_field("max_classes", "Rows (first classes)", between(1, 1000)), &C::max_classes),
+      member_field(flag_field("check", "HDF5: read every chunk that carries a checksum and check it (default: on)",
+                              "no_check"),
+                   &C::check),
   };
   add_field_options(sub, concat_fields(nested_fields(dataset_option_fields(), &C::source), own), *cfg, "Options");
   on_run(sub, [cfg] { data_info(*cfg); });

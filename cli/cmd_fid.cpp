@@ -62,7 +62,7 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   add_argument(sub, "B", c->b, "Second input", true);
   add_field_options(sub, fid_fields(), *c, "Options");
   on_run(sub, [c, sub] {
-    default_n_from_latents(sub, c->sampling);
+    default_n_from_latents(sub, c->sampling, c->repeats);
     run_fid(*c, std::cout, checkpoint_opener(c->features.device));  // G on the --device the features use
   });
 });

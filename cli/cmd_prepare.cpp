@@ -1,5 +1,7 @@
 // `hamgan prepare`: any supported source → HDF5 in BigGAN-PyTorch's layout, or
 // a ZIP as StyleGAN's and EDM's dataset_tool.py write it.
+#include <charconv>
+#include <limits>
 #include <memory>
 
 #include "cli/command.h"
@@ -10,6 +12,18 @@
 
 namespace hamgan::cli {
 namespace {
+
+// Every seed a 64-bit signed integer holds, checked exactly (a double bound
+// would let 2^63 through, which does not fit).
+FieldCheck seed_range() {
+  return [](const std::string& value) {
+    int64_t v = -1;
+    const char* end = value.data() + value.size();
+    const auto r = std::from_chars(value.data(), end, v);
+    if (!value.empty() && r.ec == std::errc() && r.ptr == end && v >= 0) return std::string();
+    return "must be in [0, " + std::to_string(std::numeric_limits<int64_t>::max()) + "]";
+  };
+}
 
 FieldTable<PrepareConfig> prepare_fields() {
   using C = PrepareConfig;
@@ -29,12 +43,12 @@ FieldTable<PrepareConfig> prepare_fields() {
                     [](const C& c) { return c.source.transform; },
                     [](C& c, const std::string& s) { c.source.transform = s; }),
       member_field(choice_field("compression", {"none", "gzip", "lzf"},
-                                "none, gzip or lzf (as h5py and BigGAN-PyTorch write it)"),
+                                "none, gzip or lzf (as h5py and BigGAN-PyTorch write it), with Fletcher-32 checksums"),
                    &C::compression),
       member_field(flag_field("shuffle", "Write the images in a seeded random order, so that training's chunk "
                                          "windows mix classes (default: source order)"),
                    &C::shuffle),
-      member_field(int_field("shuffle_seed", "Seed of --shuffle's order", at_least(0)), &C::shuffle_seed),
+      member_field(int_field("shuffle_seed", "Seed of --shuffle's order", seed_range()), &C::shuffle_seed),
       member_field(int_field("workers", "Decoding threads", between(1, 256)), &C::workers),
       member_field(flag_field("progress", "Show a progress bar (default: on)", "no_progress"), &C::progress),
   };

@@ -69,11 +69,15 @@ static CommandRegistrar train_registrar("train", [](CLI::App& root) {
     }
     cfg->config_text = resolved_config_text(*cfg);
     const TrainResult r = train(*cfg);
+    // A time-limit stop is a job to continue, like SIGUSR1: exit status 75, which batch scripts requeue on.
+    if (r.time_limit_reached) request_requeue();
     if (!r.main_rank) return;
     const std::string why = r.time_limit_reached ? " before the time limit (" + format_duration(cfg->time_limit) + ")"
-                            : requeue_requested()  ? " on SIGUSR1 (exit status " + std::to_string(kRequeueExitStatus) + ")"
+                            : requeue_requested()  ? " on SIGUSR1"
                                                    : "";
-    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << why << "; "
+    const std::string status = requeue_requested() ? " (exit status " + std::to_string(kRequeueExitStatus) + ")"
+                                                   : "";
+    std::cout << "train: " << (r.interrupted ? "stopped" : "finished") << " at step " << r.step << why << status << "; "
               << (r.checkpoint.empty() ? std::string("no checkpoint") : "checkpoint " + r.checkpoint)
               << "; samples in " << cfg->run_dir << "/samples; curves: hamgan plot " << cfg->run_dir << "\n";
   });

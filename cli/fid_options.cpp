@@ -1,5 +1,8 @@
 #include "cli/fid_options.h"
 
+#include <algorithm>
+
+#include "core/errors.h"
 #include "gan/sample/latents_file.h"
 
 namespace hamgan::cli {
@@ -58,8 +61,15 @@ FieldTable<SampleOptions> sample_option_fields() {
   return table;
 }
 
-void default_n_from_latents(const CLI::App* app, SampleOptions& sampling) {
-  if (!sampling.latents.empty() && !option_given(app, "n")) sampling.n = latents_count(sampling.latents);
+void default_n_from_latents(const CLI::App* app, SampleOptions& sampling, int64_t repeats) {
+  if (sampling.latents.empty() || option_given(app, "n")) return;
+  const int64_t rows = latents_count(sampling.latents);
+  if (repeats > 1 && rows % repeats != 0)
+    throw ConfigError("--latents " + sampling.latents + " holds " + std::to_string(rows) + " rows, which do not split "
+                      "into --repeats " + std::to_string(repeats) + " equal seed ranges" +
+                      (rows < repeats ? " (fewer rows than ranges)" : "") + "; give a file of " +
+                      std::to_string(repeats) + " × n rows");
+  sampling.n = rows / std::max<int64_t>(1, repeats);
 }
 
 }  // namespace hamgan::cli

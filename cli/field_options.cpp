@@ -80,10 +80,10 @@ CLI::Option* add_field_option(CLI::App* app, const FieldSpec& spec, std::functio
   } else {
     CLI::Validator check([spec](std::string& value) { return field_problem(spec, value); },
                          choices.empty() ? "" : "{" + choices + "}");
-    // A boolean flag is given bare (--key) or as --key=VALUE; a choice flag also takes the next
-    // word (--resume auto): expected(0) makes it flag-like (bare reads "true"), expected(0, 1)
-    // lets it take one word. Other options take the next word.
-    if (spec.flag && spec.type == FieldType::kChoice)
+    // A boolean flag is given bare (--key) or as --key=VALUE; a choice or text flag also takes
+    // the next word (--resume auto, --resume FILE): expected(0) makes it flag-like (bare reads
+    // "true"), expected(0, 1) lets it take one word. Other options take the next word.
+    if (spec.flag && spec.type != FieldType::kBool)
       opt = app->add_option(names, help)->expected(0)->expected(0, 1);
     else if (spec.flag)
       opt = app->add_flag(names)->description(help);

@@ -21,19 +21,37 @@ constexpr const char* kDigestPrefix = "sha256:";
 
 struct Marker {
   bool present = false;
+  bool malformed = false;  // there, but neither "<bytes>\n" nor "<bytes> sha256:<64 hex>\n"
   uint64_t bytes = 0;
   std::string sha256;  // empty in markers that record the size only
 };
 
+bool all_of(const std::string& s, const char* chars) {
+  return !s.empty() && s.find_first_not_of(chars) == std::string::npos;
+}
+
+// Read strictly: one changed byte ("sha257:", a cut digest) must not read as a
+// marker that records no digest, which would turn the check off.
 Marker read_marker(const std::string& checkpoint_path) {
   Marker m;
-  std::ifstream in(completeness_marker_path(checkpoint_path));
-  unsigned long long bytes = 0;
-  if (!(in >> bytes)) return m;
+  std::ifstream in(completeness_marker_path(checkpoint_path), std::ios::binary);
+  if (!in) return m;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   m.present = true;
-  m.bytes = bytes;
-  std::string digest;
-  if (in >> digest && digest.rfind(kDigestPrefix, 0) == 0) m.sha256 = digest.substr(std::string(kDigestPrefix).size());
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  const size_t space = text.find(' ');
+  const std::string bytes = text.substr(0, space);
+  const std::string digest = space == std::string::npos ? "" : text.substr(space + 1);
+  const std::string prefix = kDigestPrefix;
+  const bool digest_ok = space == std::string::npos ||
+                         (digest.size() == prefix.size() + 64 && digest.rfind(prefix, 0) == 0 &&
+                          all_of(digest.substr(prefix.size()), "0123456789abcdef"));
+  if (!all_of(bytes, "0123456789") || bytes.size() > 19 || !digest_ok) {
+    m.malformed = true;
+    return m;
+  }
+  m.bytes = std::stoull(bytes);
+  if (space != std::string::npos) m.sha256 = digest.substr(prefix.size());
   return m;
 }
 
@@ -68,7 +86,12 @@ bool checkpoint_is_complete(const std::string& checkpoint_path) {
   const auto size = fs::file_size(checkpoint_path, ec);
   if (ec) return false;
   const Marker m = read_marker(checkpoint_path);
-  return m.present && m.bytes == size;
+  return m.present && !m.malformed && m.bytes == size;
+}
+
+bool marker_holds_size_only(const std::string& checkpoint_path) {
+  const Marker m = read_marker(checkpoint_path);
+  return m.present && !m.malformed && m.sha256.empty();
 }
 
 bool checkpoint_digest_matches(const std::string& checkpoint_path) {
@@ -94,6 +117,10 @@ bool checkpoint_digest_matches(const std::string& checkpoint_path) {
 
 void verify_checkpoint_digest(const std::string& checkpoint_path) {
   const Marker m = read_marker(checkpoint_path);
+  if (m.malformed)
+    throw CheckpointError(completeness_marker_path(checkpoint_path) +
+                          ": damaged completeness marker (not \"<bytes> sha256:<digest>\"), so " + checkpoint_path +
+                          " cannot be checked; use an earlier checkpoint of the run");
   if (m.sha256.empty()) return;
   std::error_code ec;
   if (fs::file_size(checkpoint_path, ec) != m.bytes)

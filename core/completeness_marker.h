@@ -18,7 +18,10 @@ void write_completeness_marker(const std::string& checkpoint_path, uint64_t byte
 // The marker is there and records the file's size (cheap: no bytes are read).
 bool checkpoint_is_complete(const std::string& checkpoint_path);
 
-// Throws CheckpointError (one line) when the marker records a digest the file's
+// The marker is there and records the size but no SHA-256 (as markers written before digests did).
+bool marker_holds_size_only(const std::string& checkpoint_path);
+
+// Throws CheckpointError (one line) when the marker is malformed, or records a digest the file's
 // bytes no longer have. A file without a marker, or with a marker written before
 // markers held a digest, passes (nothing to compare with). A file verified once
 // is not hashed again by this process until its size or time of change differs.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -185,9 +186,19 @@ SafetensorsFile parse_safetensors(const std::string& bytes, const std::string& w
 }
 
 SafetensorsFile read_safetensors(const std::string& path) {
+  // A directory opens as a stream on Linux and only fails inside the first read, with the stream's own text.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw DataError(path + " is a directory, not a safetensors file; give the .safetensors file itself (hamgan "
+                           "export --out F.safetensors writes one)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path + ": cannot open the safetensors file; check the path");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {  // libstdc++'s filebuf throws on a failed read(2) whatever the stream's exception mask
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    in.setstate(std::ios::badbit);
+  }
   if (in.bad()) throw DataError(path + ": read failed; check the file and the disk");
   return parse_safetensors(bytes, path);
 }

@@ -1,5 +1,6 @@
 #include "data/data_info.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/errors.h"
@@ -36,11 +37,24 @@ DataInfo data_info(const DataInfoConfig& config) {
             << "  channels: " << info.channels << "\n"
             << "  classes:  " << info.num_classes << "\n"
             << "  per class:";
-  for (int64_t k = 0; k < info.num_classes; ++k) {
+  const int64_t listed = std::min(info.num_classes, kListedClasses);
+  for (int64_t k = 0; k < listed; ++k) {
     if (k % 10 == 0) std::cout << "\n    " << k << ":";
     std::cout << " " << info.per_class[k];
   }
   std::cout << "\n";
+  if (listed < info.num_classes) {  // a stray huge label would otherwise print a line per ten classes
+    int64_t holding = 0, largest = 0;
+    for (int64_t k = listed; k < info.num_classes; ++k)
+      if (info.per_class[k] > 0) ++holding, largest = k;
+    std::cout << "    ... " << info.num_classes - listed << " more classes not listed (" << holding
+              << " of them hold images" << (holding ? "; the largest label is " + std::to_string(largest) : "")
+              << ")\n";
+  }
+  if (config.check) {
+    info.integrity = ds->check_integrity();
+    if (!info.integrity.empty()) std::cout << "  checksums: " << info.integrity << "\n";
+  }
 
   if (!config.grid.empty()) {
     // Row r holds class r's first examples; missing ones stay black.

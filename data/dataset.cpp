@@ -60,6 +60,7 @@ class ChannelAdapter : public Dataset {
     auto out = torch::from_blob(images, {rows, channels_, h, w}, torch::kUInt8);
     for (int64_t i = 0; i < rows; ++i) out[i].copy_(convert_channels(native[i], channels_));
   }
+  std::string check_integrity() const override { return inner_->check_integrity(); }
   int64_t num_classes() const override { return inner_->num_classes(); }
   int64_t channels() const override { return channels_; }
   int64_t height() const override { return inner_->height(); }

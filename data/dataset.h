@@ -42,6 +42,11 @@ class Dataset {
   // Decodes chunk k whole into `images` ((rows, C, H, W) bytes, rows = the
   // examples it holds). The default reads them with get_batch. Thread-safe.
   virtual void read_chunk(int64_t k, uint8_t* images) const;
+  // Reads every stored chunk that carries a checksum and checks it (polling
+  // for a stop); throws DataError naming the first damaged one. Returns one
+  // line on what was checked, or on why damage cannot be detected; "" when the
+  // format has nothing to say (its reads check what they can).
+  virtual std::string check_integrity() const { return ""; }
 };
 
 struct DatasetSpec {

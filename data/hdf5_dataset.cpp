@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "data/formats.h"
 #include "data/hdf5_chunks.h"
 #include "data/hdf5_common.h"
@@ -18,7 +19,6 @@
 #include "data/memory_budget.h"
 
 namespace hamgan {
-
 namespace {
 using hdf5::register_lzf_filter;
 using hdf5::unavailable_filter;
@@ -87,6 +87,9 @@ class Hdf5Dataset : public Dataset {
     std::vector<uint8_t> stored(count * per);
     chunks_.read(imgs_, k, count, stored.data());
     for (int64_t i = 0; i < count; ++i) place(stored.data() + i * per, images + i * per);
+  }
+  std::string check_integrity() const override {
+    return memory_.empty() ? chunks_.check_all(imgs_, n_) : "";  // in memory: read whole at open
   }
   int64_t num_classes() const override { return num_classes_; }
   int64_t channels() const override { return c_; }
@@ -184,7 +187,10 @@ class Hdf5Dataset : public Dataset {
                       " MiB; read it from disk instead (in_memory = false)");
     memory_.resize(bytes);
     const int64_t per = c_ * h_ * w_;
-    for (int64_t s = 0; s < n_; s += hdf5::kChunk) read_raw(s, std::min<int64_t>(hdf5::kChunk, n_ - s), memory_.data() + s * per);
+    for (int64_t s = 0; s < n_; s += hdf5::kChunk) {
+      throw_if_stop_requested(path_ + ": reading into memory");
+      read_raw(s, std::min<int64_t>(hdf5::kChunk, n_ - s), memory_.data() + s * per);
+    }
   }
 
   // Rows [first, first + len) as stored in the file (NCHW or NHWC order).
@@ -197,8 +203,10 @@ class Hdf5Dataset : public Dataset {
       H5::DataSpace mspace(4, count);
       imgs_.read(dst, H5::PredType::NATIVE_UINT8, mspace, fspace);
     } catch (const H5::Exception& e) {
+      chunks_.throw_chunk_error(imgs_, first, len, n_);  // the damaged chunk's own line, where one fails
       throw DataError(path_ + ": cannot read images " + std::to_string(first) + ".." +
-                      std::to_string(first + len - 1) + " (" + hdf5::detail(e) + "; file truncated or damaged?)");
+                      std::to_string(first + len - 1) + chunks_.span(first, len, n_) + " (" + hdf5::detail(e) +
+                      "; a chunk fails its checksum or does not decompress, or the file is truncated)");
     }
   }
 

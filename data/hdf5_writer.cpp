@@ -137,6 +137,9 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
     ip.setChunk(4, chunk);
     if (compression == "gzip") ip.setDeflate(4);
     if (compression == "lzf") ip.setFilter(hdf5::kLzfFilterId, H5Z_FLAG_OPTIONAL, 0, nullptr);
+    // LZF has no checksum of its own: a flipped byte would decompress to wrong
+    // pixels. Fletcher-32 (last, over the compressed bytes) lets every reader catch it.
+    if (compression != "none") ip.setFletcher32();
     // Cache two chunks so appends that do not end on a chunk boundary are
     // completed in memory instead of read back from the file.
     const size_t chunk_bytes = size_t(hdf5::kChunk) * s_->c * s_->h * s_->w;
@@ -154,6 +157,7 @@ Hdf5Writer::Hdf5Writer(const std::string& path, int64_t channels, int64_t height
     lp.setChunk(1, lchunk);
     if (compression == "gzip") lp.setDeflate(4);
     if (compression == "lzf") lp.setFilter(hdf5::kLzfFilterId, H5Z_FLAG_OPTIONAL, 0, nullptr);
+    if (compression != "none") lp.setFletcher32();
     s_->labels = s_->file.createDataSet(hdf5::kLabels, H5::PredType::STD_I64LE, H5::DataSpace(1, ldims, lmax), lp);
   });
 }

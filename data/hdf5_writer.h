@@ -15,7 +15,8 @@ class Hdf5Writer {
   // leaves the file closed and incomplete, for the caller to remove), and,
   // for uncompressed output, before creating anything when `expected_images`
   // (if given) cannot fit in the free space there.
-  // `compression`: "none", "gzip" (deflate 4, as h5py's default) or "lzf".
+  // `compression`: "none", "gzip" (deflate 4, as h5py's default) or "lzf";
+  // compressed datasets carry Fletcher-32 checksums too (h5py's fletcher32=True).
   Hdf5Writer(const std::string& path, int64_t channels, int64_t height, int64_t width, int64_t expected_images = 0,
              const std::string& compression = "none");
   // In memory only (`path` names it in messages): file_image() after finish()

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 #include "data/formats.h"
 #include "data/image_io.h"
 #include "data/image_transform.h"
@@ -33,7 +34,10 @@ bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().st
 std::vector<fs::path> image_files(const fs::path& dir, bool recursive) {
   std::error_code ec;
   std::vector<fs::path> files;
+  size_t seen = 0;
   auto keep = [&](const fs::directory_entry& e) {
+    // A walk of ImageNet takes minutes: a stop request ends it.
+    if (++seen % 1024 == 0) throw_if_stop_requested(dir.string() + ": listing the folder");
     if (!hidden(e.path()) && e.is_regular_file() && has_image_extension(e.path())) files.push_back(e.path());
   };
   if (recursive) {
@@ -63,7 +67,9 @@ class ImageFolderDataset : public Dataset {
     std::sort(class_dirs.begin(), class_dirs.end());
     std::string first_skipped;
     auto add_images = [&](const std::vector<fs::path>& files, int64_t label) {
-      for (const auto& f : files) {
+      for (size_t i = 0; i < files.size(); ++i) {
+        const fs::path& f = files[i];
+        if (i % 256 == 0) throw_if_stop_requested(root_ + ": reading the folder's images");
         if (has_image_signature(f.string())) {
           files_.push_back(f.string());
           labels_.push_back(label);

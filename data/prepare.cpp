@@ -1,7 +1,5 @@
 #include "data/prepare.h"
 
-#include <atomic>
-#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -13,6 +11,7 @@
 #include "core/stop_signal.h"
 #include "data/block_pipeline.h"
 #include "data/epoch_order.h"
+#include "data/formats.h"
 #include "data/hdf5_common.h"
 #include "data/image_sink.h"
 #include "data/memory_budget.h"
@@ -20,26 +19,10 @@
 namespace hamgan {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
-
-// Catches SIGINT/SIGTERM/SIGHUP while alive so the temporary file can be removed.
-struct InterruptGuard {
-  struct sigaction old_int {}, old_term {}, old_hup {};
-  InterruptGuard() {
-    g_interrupted = false;
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-  }
-  ~InterruptGuard() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-  }
+// A damaged chunk of an HDF5 source is a damaged file, not one unreadable
+// image to skip: thrown past the pipeline's skip of DataErrors.
+struct DamagedSource : Error {
+  using Error::Error;
 };
 
 // A chunked (compressed) file is read whole before shuffling: single images
@@ -60,17 +43,22 @@ std::shared_ptr<Dataset> whole_in_memory(const PrepareConfig& config, const Data
 PrepareResult prepare_dataset(const PrepareConfig& config) {
   if (config.output.empty()) throw ConfigError("prepare: --output is required");
   if (config.workers < 1) throw ConfigError("prepare: workers must be >= 1");
+  // main() catches stop signals from process start: a stop during the walk
+  // of a folder or --shuffle's read ends here, before anything is written.
+  const std::string stopped_before = config.output + ": prepare stopped before writing; no output written";
   auto ds = open_dataset(config.source);
+  throw_if_stop_requested(stopped_before);
   std::vector<int64_t> order;  // empty: the source's order
   if (config.shuffle) {
     if (ds->chunk_rows() > 0) ds = whole_in_memory(config, *ds);
+    throw_if_stop_requested(stopped_before);
     order = permutation(uint64_t(config.shuffle_seed), 0, ds->size());
   }
+  const bool damage_is_fatal = looks_like_hdf5(config.source.path);  // folders and ZIPs skip a bad image
   const int64_t n = ds->size(), c = ds->channels(), h = ds->height(), w = ds->width(), per = c * h * w;
   PrepareResult result;
   result.num_classes = ds->num_classes();
   std::string first_error;
-  InterruptGuard guard;
   write_atomically(config.output, [&](const std::string& tmp) {
     auto writer = open_image_sink({config.format, config.output, config.compression}, tmp, c, h, w, n);
     std::optional<ProgressBar> bar;
@@ -79,7 +67,13 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
     // writes the block before, appended in order: the file is the same for
     // any thread count (data/block_pipeline.h).
     auto decode = [&](int64_t i, uint8_t* pixels) {
-      Example ex = ds->get(order.empty() ? i : order[i]);
+      Example ex;
+      try {
+        ex = ds->get(order.empty() ? i : order[i]);
+      } catch (const DataError& e) {
+        if (damage_is_fatal) throw DamagedSource(e.what());
+        throw;
+      }
       std::memcpy(pixels, ex.image.contiguous().data_ptr<uint8_t>(), per);
       return ex.label;
     };
@@ -100,7 +94,7 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
       if (bar) bar->advance(blk.len);
     };
     const BlockPipelineSpec spec{n, per, hdf5::kChunk, config.workers};
-    if (!run_block_pipeline(spec, decode, write_block, g_interrupted) || g_interrupted)
+    if (!run_block_pipeline(spec, decode, write_block, stop_flag()))
       throw Interrupted(config.output + ": prepare interrupted; no output written");  // exit 130, as a stop
     if (bar) bar->finish();
     result.written = writer->count();
@@ -109,6 +103,7 @@ PrepareResult prepare_dataset(const PrepareConfig& config) {
                       " skipped, first: " + first_error + ")");
     writer->finish(result.num_classes);
   });
+  forget_stop_request();  // every image is written: a stop that arrives now is too late to save anything
   if (result.skipped)
     std::cerr << "hamgan: warning: skipped " << result.skipped << " unreadable image(s), first: " << first_error
               << "\n";

@@ -26,9 +26,11 @@ struct PrepareResult {
   int64_t num_classes = 0;
 };
 
-// Writes to a temporary file and renames it at the end: an interrupted
-// (SIGINT/SIGTERM) or failed run leaves no output file behind. Unreadable
-// images are skipped and counted; none left is a DataError.
+// Writes to a temporary file and renames it at the end: a failed run, or one
+// stopped (SIGINT, SIGTERM, SIGHUP, SIGUSR1: Interrupted) before its last image
+// is written, leaves no output file behind; a stop after that is forgotten.
+// Unreadable images of folders and ZIPs are skipped and counted (none left is a
+// DataError); a damaged HDF5 source is an error.
 PrepareResult prepare_dataset(const PrepareConfig& config);
 
 }  // namespace hamgan

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -31,6 +32,26 @@ class SubsetDataset final : public Dataset {
     std::vector<int64_t> mapped(indices.size());
     for (size_t k = 0; k < indices.size(); ++k) mapped[k] = indices_[static_cast<size_t>(indices[k])];
     inner_->get_batch(mapped, images, labels);
+  }
+  // The subset's chunks are runs of the file's chunk size of consecutive kept
+  // images. They lie in neighbouring chunks of the file, each decoded whole
+  // once per read, so the loader's chunk windows still read the file chunk by
+  // chunk (each file chunk at most twice an epoch) instead of image by image.
+  int64_t chunk_rows() const override { return inner_->chunk_rows(); }
+  void read_chunk(int64_t k, uint8_t* images) const override {
+    const int64_t rows = chunk_rows(), first = k * rows, per = channels() * height() * width();
+    if (rows < 1 || first < 0 || first >= size()) throw DataError(describe() + ": no chunk " + std::to_string(k));
+    std::vector<uint8_t> chunk;
+    int64_t held = -1;  // the file chunk in `chunk`
+    for (int64_t i = first; i < std::min(size(), first + rows); ++i) {
+      const int64_t index = indices_[static_cast<size_t>(i)], c = index / rows;
+      if (c != held) {
+        chunk.resize(static_cast<size_t>(std::min(rows, inner_->size() - c * rows) * per));
+        inner_->read_chunk(c, chunk.data());
+        held = c;
+      }
+      std::memcpy(images + (i - first) * per, chunk.data() + (index - c * rows) * per, static_cast<size_t>(per));
+    }
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <unordered_map>
 
 #include "core/errors.h"
 
@@ -40,6 +41,17 @@ ZipArchive::ZipArchive(const std::string& path) : path_(path), handle_(std::make
     if (!name) throw DataError(path + ": cannot read the name of member " + std::to_string(i) + " (" +
                                zip_strerror(handle_->zip) + "); the archive is damaged");
     names_.emplace_back(name);
+  }
+  // Readers disagree on a repeated name (EDM's and zipfile's keep the last
+  // entry, a walk of all entries reads both): one image would come out twice or
+  // labelled wrong, so the archive is refused.
+  std::unordered_map<std::string, size_t> first;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    const auto [it, fresh] = first.emplace(names_[i], i);
+    if (!fresh && (names_[i].empty() || names_[i].back() != '/'))
+      throw DataError(path + ": member " + names_[i] + " appears twice (entries " + std::to_string(it->second) +
+                      " and " + std::to_string(i) + "); rebuild the archive with each name once, e.g. extract it "
+                      "with 'python -m zipfile -e' (the last copy wins, as in EDM's reader) and zip the folder again");
   }
 }
 

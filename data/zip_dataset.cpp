@@ -107,7 +107,7 @@ class ZipDataset : public Dataset {
       throw DataError(zip_.path() + ":" + zip_.names()[members_[index]] + ": " + shape_text(img.sizes().vec()) +
                       " but the first image (" + zip_.names()[members_[0]] + ") is " + shape_text(shape_) +
                       "; every image of a ZIP dataset must share one size and channel count: re-create it with "
-                      "one --resolution, or pass --transform center-crop-biggan|center-crop-dhariwal");
+                      "one --resolution, or convert it with " + prepare_command());
     return {img, labels_[index]};
   }
   int64_t label(int64_t index) const override { return labels_.at(index); }
@@ -126,6 +126,14 @@ class ZipDataset : public Dataset {
     const int64_t member = members_[index];
     const std::string bytes = zip_.read(member);
     return decode_image_bytes(bytes.data(), bytes.size(), zip_.path() + ":" + zip_.names()[member]);
+  }
+  // The conversion that crops and resizes every image to the first one's shorter side.
+  std::string prepare_command() const {
+    const std::string& in = zip_.path();
+    const int64_t side = std::min(shape_[1], shape_[2]);
+    const size_t dot = in.size() >= 4 && in.compare(in.size() - 4, 4, ".zip") == 0 ? in.size() - 4 : in.size();
+    return "'hamgan prepare --input " + in + " --output " + in.substr(0, dot) + "_" + std::to_string(side) +
+           ".zip --size " + std::to_string(side) + " --transform center-crop-dhariwal'";
   }
   static std::string shape_text(const std::vector<int64_t>& s) {
     return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) + " (CxHxW)";

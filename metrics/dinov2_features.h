@@ -14,7 +14,8 @@
 namespace hamgan {
 
 // CheckpointError naming `path` and the fix when it is missing, not TorchScript,
-// or does not map a (1, 3, 224, 224) input to a (1, D) output. No logits.
+// or does not map a (1, 3, 224, 224) input to a finite (1, D) output with
+// D <= 16384. Non-finite features of a later batch: DataError naming `path`. No logits.
 std::unique_ptr<FeatureExtractor> make_dinov2_extractor(const std::string& path, DinoResize mode, torch::Device device);
 
 }  // namespace hamgan

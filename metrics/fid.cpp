@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "metrics/protocol.h"
+#include "metrics/sample_checks.h"
 
 namespace hamgan {
 
@@ -37,6 +38,8 @@ void check_options(const FidConfig& c, bool a_stats, bool b_stats) {
   if (c.repeats > 1 && a_gen == b_gen)
     throw ConfigError("--repeats " + std::to_string(c.repeats) + " needs exactly one generator checkpoint among " +
                       c.a + " and " + c.b + " (its seed ranges are repeated against the other input)");
+  if (a_gen || b_gen) check_generated_count(c.sampling.n, c.repeats);
+  check_label_data_used(c.sampling);
   if (!c.sampling.latents.empty() && !a_gen && !b_gen)
     throw ConfigError("--latents " + c.sampling.latents + " gives a generator's inputs, but neither " + c.a + " nor " +
                       c.b + " is a generator checkpoint; drop --latents");

@@ -1,13 +1,16 @@
 // `hamgan fid-stats`: the statistics of one input written as a stamped .npz (declared in metrics/fid.h).
 #include "core/errors.h"
 #include "metrics/fid.h"
+#include "metrics/sample_checks.h"
 
 namespace hamgan {
 
 FeatureStats run_fid_stats(const FidStatsConfig& c, std::ostream& out, const CheckpointOpener& open_checkpoint) {
-    if (classify_input(c.out) != InputKind::stats) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
+  if (classify_input(c.out) != InputKind::stats) throw ConfigError("--out must name an .npz file, got '" + c.out + "'");
   const InputKind kind = classify_input(c.source);
   if (kind == InputKind::stats) throw ConfigError(c.source + " is already a statistics file");
+  if (kind == InputKind::checkpoint) check_generated_count(c.sampling.n, 1);
+  check_label_data_used(c.sampling);
   auto extractor = make_feature_extractor(c.features);
   out << "features: " << extractor->describe() << "\n";
   SampleOptions sampling = c.sampling;

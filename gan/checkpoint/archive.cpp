@@ -13,8 +13,10 @@
 namespace hamgan {
 namespace fs = std::filesystem;
 
-CheckpointWriter::CheckpointWriter(int64_t format_version) {
+CheckpointWriter::CheckpointWriter(int64_t format_version, bool digest_in_marker) {
   archive_.write("format_version", torch::tensor(format_version));
+  // Lets the reader tell a marker cut down to its size from one written before markers held a digest.
+  if (digest_in_marker) archive_.write(kDigestInMarkerKey, torch::tensor(int64_t{1}));
 }
 
 void CheckpointWriter::put(const std::string& key, int64_t value) { archive_.write(key, torch::tensor(value)); }
@@ -101,6 +103,10 @@ CheckpointReader::CheckpointReader(const std::string& path, torch::Device device
   if (v < kCheckpointFormatVersion)
     throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is older than this hamgan reads (" +
                           std::to_string(kCheckpointFormatVersion) + "); use the hamgan version that wrote it");
+  if (marker_holds_size_only(path) && has(kDigestInMarkerKey))
+    throw CheckpointError(completeness_marker_path(path) + ": damaged completeness marker (it records no SHA-256, "
+                          "but " + path + " was written with one), so the file cannot be checked; use an earlier "
+                          "checkpoint of the run");
 }
 
 void CheckpointReader::missing(const std::string& key) const {

@@ -17,11 +17,14 @@ namespace hamgan {
 
 // 2: the per-run noise stream, best score, run identity and every CUDA device's RNG state.
 inline constexpr int64_t kCheckpointFormatVersion = 2;
+// Present (1) in files whose completeness marker records their SHA-256.
+inline constexpr const char* kDigestInMarkerKey = "digest_in_marker";
 
 class CheckpointWriter {
  public:
-  // `format_version` other than the current one exists for tests of the reader.
-  explicit CheckpointWriter(int64_t format_version = kCheckpointFormatVersion);
+  // `format_version` other than the current one, and `digest_in_marker` false (a file
+  // as written before markers held a digest), exist for tests of the reader.
+  explicit CheckpointWriter(int64_t format_version = kCheckpointFormatVersion, bool digest_in_marker = true);
   void put(const std::string& key, int64_t value);
   void put(const std::string& key, double value);
   void put(const std::string& key, const std::string& value);

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "gan/checkpoint/archive.h"
+#include "gan/checkpoint/unloadable.h"
 #include "core/run_paths.h"
 
 namespace hamgan {
@@ -30,10 +31,7 @@ std::vector<std::string> step_checkpoints(const std::string& dir) {
   return files;
 }
 
-namespace {
-
-// Complete (marker matches) and opens as a checkpoint of a format this build reads.
-bool is_good(const std::string& path) {
+bool checkpoint_is_loadable(const std::string& path) {
   if (!checkpoint_is_complete(path)) return false;
   try {
     CheckpointReader reader(path);
@@ -43,8 +41,6 @@ bool is_good(const std::string& path) {
   }
 }
 
-}  // namespace
-
 std::string latest_checkpoint(const std::string& dir) {
   std::string named;
   {
@@ -52,10 +48,10 @@ std::string latest_checkpoint(const std::string& dir) {
     if (in) std::getline(in, named);
   }
   const std::string pointed = named.empty() ? "" : (fs::path(dir) / named).string();
-  if (!pointed.empty() && is_good(pointed)) return pointed;
+  if (!pointed.empty() && checkpoint_is_loadable(pointed)) return pointed;
   const auto files = step_checkpoints(dir);
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    if (!is_good(*it)) continue;
+    if (!checkpoint_is_loadable(*it)) continue;
     if (!pointed.empty())
       std::cerr << "hamgan: warning: " << pointed << " (named by " << (fs::path(dir) / kLatestFileName).string()
                 << ") is missing, incomplete, damaged or unreadable; using " << *it << "\n";
@@ -84,6 +80,8 @@ bool checkpoint_is_damaged(const std::string& path) {
   if (!checkpoint_is_complete(path)) return true;
   try {
     verify_checkpoint_digest(path);
+    // A size-only marker passes the digest check; the file itself says whether it was written with a digest.
+    if (marker_holds_size_only(path)) CheckpointReader reader(path);
     return false;
   } catch (const CheckpointError&) {
     return true;
@@ -110,6 +108,12 @@ std::string resolve_checkpoint_path(const std::string& file_or_dir, const std::s
     for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
       const std::string p = latest_checkpoint(d.string());
       if (!p.empty()) return p;
+    }
+    for (const auto& d : {fs::path(RunPaths(file_or_dir).checkpoints()), fs::path(file_or_dir)}) {
+      const std::string summary = unloadable_checkpoints_summary(d.string());
+      if (!summary.empty())
+        throw CheckpointError(d.string() + " holds " + summary + "; name a good copy (e.g. " +
+                              (d / kBestCheckpointName).string() + " with --which best, or a file from a backup)");
     }
     throw CheckpointError(file_or_dir + ": no good checkpoint in this directory (expected checkpoints/step_*.pt)");
   }

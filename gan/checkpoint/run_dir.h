@@ -16,6 +16,9 @@ std::string checkpoint_file_name(int64_t step);  // "step_0000500.pt"
 // Step files in `dir`, oldest first (complete or not).
 std::vector<std::string> step_checkpoints(const std::string& dir);
 
+// Complete (its marker matches) and opens as a checkpoint of a format this build reads (digest checked).
+bool checkpoint_is_loadable(const std::string& path);
+
 // The newest good checkpoint of `dir`, or "" when it has none. `latest` is
 // trusted when it names a complete, readable file; otherwise the newest such
 // step file is used and one warning line naming both goes to stderr.

@@ -11,6 +11,7 @@
 #include "core/run_paths.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/interop/generator_tensors.h"
+#include "gan/interop/import_checks.h"
 #include "gan/report/provenance.h"
 #include "gan/train/ema.h"
 #include "gan/train/train_state.h"
@@ -60,14 +61,7 @@ void check_out_is_free(const std::string& out) {
 }
 
 // The new run, written under `dir` (the temporary sibling of the run directory).
-void write_run(const std::string& dir, const SafetensorsFile& file, const ImportConfig& c, bool with_d) {
-  const TrainConfig& cfg = c.train;
-  ScopedRngRestore keep_rng;  // the caller's streams stay as they were
-  seed_initial_weights(cfg.seed);  // a fresh D and the saved random state follow the seed alone
-  TrainState state(cfg, torch::kCPU);
-  load_generator_tensors(state.g, file.tensors, c.file);
-  if (with_d) load_discriminator_tensors(state.d, file.tensors, c.file);
-  if (state.g_ema) ema_update(*state.g, *state.g_ema, 0.0);  // a copy: the EMA starts from the imported weights
+void write_run(const std::string& dir, TrainState& state, const TrainConfig& cfg) {
   const RunPaths paths(dir);
   fs::create_directories(paths.checkpoints());
   write_text_atomically(paths.config(), cfg.config_text);
@@ -77,6 +71,19 @@ void write_run(const std::string& dir, const SafetensorsFile& file, const Import
   const std::string name = checkpoint_file_name(state.step);
   state.save((fs::path(paths.checkpoints()) / name).string());
   mark_latest_checkpoint(paths.checkpoints(), name, cfg.keep_checkpoints);
+}
+
+// A failed write names --out and the reason, not the temporary sibling the run is built in.
+Error write_failure(const std::exception& e, const std::string& tmp, const fs::path& target, const std::string& out) {
+  std::string why;
+  if (const auto* fe = dynamic_cast<const fs::filesystem_error*>(&e)) {
+    why = fe->code().message() + "; choose a directory you can write to";
+  } else {
+    why = e.what();
+    for (size_t at = why.find(tmp); at != std::string::npos; at = why.find(tmp, at))
+      why.replace(at, tmp.size(), target.string());
+  }
+  return Error("import: cannot write the new run to --out " + out + ": " + why);
 }
 
 }  // namespace
@@ -117,11 +124,23 @@ std::string import_generator(const ImportConfig& config) {
   check_out_is_free(config.out);
   const SafetensorsFile file = read_safetensors(config.file);
   const bool with_d = check_names(file, config.file);
+  check_imported_values(file.tensors, config.file);
   ImportConfig c = config;
   c.train.model = import_model(file, config.file, config.train.model, config.model_given);
   c.train.run_dir = config.out;
   c.train.validate();
   c.train.config_text = resolved_config_text(c.train);
+  // Sizes before the networks are built: forged metadata must not allocate gigabytes first.
+  check_model_fits_tensors(c.train.model, file.tensors, config.file,
+                           meta(file, "format") == "hamgan" ? "its metadata" : "--config");
+
+  // The whole state in memory first, so that only writing can fail once directories exist.
+  ScopedRngRestore keep_rng;  // the caller's streams stay as they were
+  seed_initial_weights(c.train.seed);  // a fresh D and the saved random state follow the seed alone
+  TrainState state(c.train, torch::kCPU);
+  load_generator_tensors(state.g, file.tensors, c.file);
+  if (with_d) load_discriminator_tensors(state.d, file.tensors, c.file);
+  if (state.g_ema) ema_update(*state.g, *state.g_ema, 0.0);  // a copy: the EMA starts from the imported weights
 
   const fs::path out = fs::absolute(config.out).lexically_normal();
   const fs::path target = out.has_filename() ? out : out.parent_path();  // "runs/x/" names runs/x
@@ -129,18 +148,24 @@ std::string import_generator(const ImportConfig& config) {
   while (!made.parent_path().empty() && made.parent_path() != made && !fs::exists(made.parent_path()))
     made = made.parent_path();
   if (fs::exists(made)) made.clear();
-  fs::create_directories(target.parent_path());
   const std::string tmp = target.string() + ".import." + std::to_string(::getpid());
-  fs::remove_all(tmp);
-  try {
-    write_run(tmp, file, c, with_d);
-    std::error_code ec;
-    fs::rename(tmp, target, ec);  // replaces an empty directory; a non-empty one appeared meanwhile fails
-    if (ec) throw Error("import: cannot move the new run into " + config.out + " (" + ec.message() + ")");
-  } catch (...) {
+  auto remove_made = [&] {
     std::error_code ignored;
     fs::remove_all(made.empty() ? fs::path(tmp) : made, ignored);
-    throw;
+  };
+  try {
+    fs::create_directories(target.parent_path());
+    fs::remove_all(tmp);
+    write_run(tmp, state, c.train);
+  } catch (const std::exception& e) {
+    remove_made();
+    throw write_failure(e, tmp, target, config.out);
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);  // replaces an empty directory; a non-empty one appeared meanwhile fails
+  if (ec) {
+    remove_made();
+    throw Error("import: cannot move the new run into " + config.out + " (" + ec.message() + ")");
   }
   std::string recorded;  // what the file says of itself, when it says it
   for (const char* key : {"weights", "step", "source"})

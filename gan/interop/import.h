@@ -29,8 +29,10 @@ ModelConfig import_model(const SafetensorsFile& file, const std::string& path, c
 // checkpoints/step_0000000.pt marked latest, holding the file's G (and G_ema, a copy,
 // with ema = true), its D when the file has D.* tensors (else a fresh one drawn from
 // the seed) and fresh optimisers. Built in a temporary sibling directory and renamed,
-// so a failure leaves nothing; an existing non-empty `out` is refused. Returns one
-// summary line.
+// so a failure leaves nothing; an existing non-empty `out` is refused, and a failed
+// write names `out`. Values no training writes, and model sizes the tensors contradict
+// or beyond a bound, are refused before anything is built (import_checks.h). Returns
+// one summary line.
 std::string import_generator(const ImportConfig& config);
 
 }  // namespace hamgan

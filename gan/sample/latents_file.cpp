@@ -59,7 +59,10 @@ NoiseBatch read_latents(const std::string& path, int64_t z_dim, int64_t num_clas
 
 int64_t latents_count(const std::string& path) {
   NpzArrays a = read_members(path, {"y"});
-  return checked_labels(a["y"], path).size(0);
+  const int64_t rows = checked_labels(a["y"], path).size(0);
+  // Else the count becomes --n 0, refused in words about an option nobody gave.
+  if (rows == 0) throw DataError("--latents " + path + ": y is empty (0 rows); give at least one row" + kFix);
+  return rows;
 }
 
 }  // namespace hamgan

@@ -17,7 +17,8 @@ namespace hamgan {
 // per row of z. Any fault is a DataError naming the file and the member.
 NoiseBatch read_latents(const std::string& path, int64_t z_dim, int64_t num_classes);
 
-// The number of rows of path's y (what --n defaults to with --latents); reads y alone.
+// The number of rows of path's y (what --n defaults to with --latents); reads y alone. An empty y is a
+// DataError naming the file.
 int64_t latents_count(const std::string& path);
 
 }  // namespace hamgan

@@ -8,6 +8,8 @@
 #include "gan/model/model_info.h"
 #include "gan/train/config_agreement.h"
 #include "gan/train/data_parallel.h"
+#include "gan/train/owed_hooks.h"
+#include "gan/train/resume_check.h"
 #include "gan/train/run_setup.h"
 
 namespace hamgan {
@@ -98,28 +100,34 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   seed_initial_weights(cfg.seed);  // G and D draw their initial weights next
   r.state = std::make_unique<TrainState>(cfg, r.device, rank, world, global_noise);
   TrainState& state = *r.state;
-  if (resumed) resume_state(state, cfg, r.resumed_from);
+  std::vector<ConfigChange> changes;
+  if (resumed) changes = resume_state(state, cfg, r.resumed_from);
   apply_precision(precision, state);
   attach_data_parallel(r.comm, *r.sync, state, cfg.sync_bn);
-  if (main_rank) {
-    write_run_files(paths, cfg.config_text, state, precision, resumed, world);
-    std::cerr << "train: " << r.dataset->describe() << "; device " << r.device << "; G "
-              << count_parameters(*state.g) << " parameters, D " << count_parameters(*state.d) << "; run dir "
-              << cfg.run_dir << "\n";
-  }
 
   r.run = std::make_unique<RunContext>(cfg.run_dir, cfg.steps, r.comm);
   RunContext& run = *r.run;
   run.keep_checkpoints = cfg.keep_checkpoints;
   run.last_checkpoint = r.resumed_from;
   if (resumed) run.last_checkpoint_step = state.step;
+  // The last check of a resume (data that shrank), before anything in the run directory is written:
+  // a refused resume leaves config.toml, metrics.jsonl and config_changes.log as they were.
+  if (!r.finished())
+    r.loader = std::make_unique<DataLoader>(r.dataset, loader_options(cfg, r.device, rank, world), state.data_position);
   if (main_rank) {
+    write_run_files(paths, cfg.config_text, state, precision, resumed, world);
+    record_config_changes(cfg.run_dir, changes, state.step);
+    std::cerr << "train: " << r.dataset->describe() << "; device " << r.device << "; G "
+              << count_parameters(*state.g) << " parameters, D " << count_parameters(*state.d) << "; run dir "
+              << cfg.run_dir << "\n";
     run.log = std::make_unique<MetricsLog>(paths.metrics_log(), resumed ? state.step : -1);
     if (cfg.tensorboard) run.tb = std::make_unique<TensorBoardWriter>(cfg.run_dir);
   }
-  if (r.finished()) return open;
+  if (r.finished()) {
+    r.owed_hooks = owed_final_hooks(hook_settings(cfg, r.comm), r.evaluator, paths, state.step, *r.comm);
+    return open;
+  }
 
-  r.loader = std::make_unique<DataLoader>(r.dataset, loader_options(cfg, r.device, rank, world), state.data_position);
   r.extra_hooks = std::move(extra_hooks);
   r.standard_hooks = standard_hooks(hook_settings(cfg, r.comm), r.evaluator);
   r.step = step_config(cfg, cfg.batch_size / world, precision);

@@ -44,6 +44,9 @@ struct OpenRun {
   bool share_rank0_buffers = true;  // G's buffers from rank 0 after each step (off with sync_bn)
   TrainHooks extra_hooks;     // the caller's, run before the stop agreement (gan/train/hooks.h)
   TrainHooks standard_hooks;  // log, checkpoint, grid, evaluation
+  // Set only when the run is already at its last step: the grid and evaluation that its
+  // checkpoint was written before and that have not happened (gan/train/owed_hooks.h).
+  TrainHooks owed_hooks;
   TimeBudget budget;          // time_limit, counted from open_run's start
 
   bool finished() const { return state->step >= run->steps; }

@@ -5,6 +5,10 @@
 namespace hamgan {
 namespace {
 
+// Far above any published gamma (StyleGAN2 and R3GAN use 0.01-100); larger values overflow the
+// float32 loss and would read as a divergence, with the wrong advice to lower the learning rates.
+constexpr double kMaxPenaltyWeight = 1e5;
+
 std::string policy_problem(const std::string& text) {
   try {
     parse_augment_policy(text);
@@ -21,11 +25,11 @@ const FieldTable<RecipeConfig>& recipe_config_fields() {
   constexpr ResumeRule kMust = ResumeRule::kMustMatch;
   static const FieldTable<RecipeConfig> table = {
       member_field(float_field("r1_gamma", "Zero-centred R1 penalty on D's gradient at real images (0: off)",
-                               at_least(0)),
+                               between(0, kMaxPenaltyWeight)),
                    &R::r1_gamma)
           .on_resume(kMust),
       member_field(float_field("r2_gamma", "Zero-centred R2 penalty on D's gradient at generated images (0: off)",
-                               at_least(0)),
+                               between(0, kMaxPenaltyWeight)),
                    &R::r2_gamma)
           .on_resume(kMust),
       member_field(int_field("reg_every", "D updates between penalties (lazy: gamma scaled by it)", at_least(1)),
@@ -45,7 +49,8 @@ const FieldTable<RecipeConfig>& recipe_config_fields() {
       member_field(int_field("ada_interval", "ADA: D updates between adjustments of p", at_least(1)),
                    &R::ada_interval)
           .on_resume(kMust),
-      member_field(float_field("lecam_weight", "LeCam regularisation of D's logits (0: off)", at_least(0)),
+      member_field(float_field("lecam_weight", "LeCam regularisation of D's logits (0: off)",
+                               between(0, kMaxPenaltyWeight)),
                    &R::lecam_weight)
           .on_resume(kMust),
       member_field(float_field("lecam_decay", "LeCam: decay of the EMA anchors of D's mean logits", in_range(0, 1)),

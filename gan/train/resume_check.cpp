@@ -29,14 +29,14 @@ std::vector<ConfigChange> config_changes(const TrainConfig& recorded, const Trai
   return changes;
 }
 
-void check_resume_config(const TrainConfig& cfg, const std::string& recorded_config_text, int64_t step) {
+std::vector<ConfigChange> check_resume_config(const TrainConfig& cfg, const std::string& recorded_config_text) {
   TrainConfig recorded;
   try {
     recorded = train_config_from_text(recorded_config_text);
   } catch (const ConfigError& e) {
     std::cerr << "hamgan: warning: resume: the checkpoint's recorded config does not read back (" << e.what()
               << "); resumed settings are not compared\n";
-    return;
+    return {};
   }
   // Only keys the run recorded can be compared (a hand-made or older text may hold a few).
   std::vector<std::string> recorded_keys;
@@ -44,14 +44,18 @@ void check_resume_config(const TrainConfig& cfg, const std::string& recorded_con
   std::vector<ConfigChange> changes;
   for (auto& c : config_changes(recorded, cfg))
     if (listed(recorded_keys, c.key)) changes.push_back(std::move(c));
-  if (changes.empty()) return;
   if (!cfg.allow_config_change)
     for (const auto& c : changes)
       if (c.breaks_reproduction)
         throw ConfigError("resume: " + c.key + " = " + c.after + " differs from the run's " + c.key + " = " + c.before +
                           ", so the run would no longer reproduce from its config; drop the override, or pass "
                           "--allow_config_change to continue anyway (recorded in config_changes.log)");
-  const std::string log_path = (std::filesystem::path(cfg.run_dir) / "config_changes.log").string();
+  return changes;
+}
+
+void record_config_changes(const std::string& run_dir, const std::vector<ConfigChange>& changes, int64_t step) {
+  if (changes.empty()) return;
+  const std::string log_path = (std::filesystem::path(run_dir) / "config_changes.log").string();
   std::ofstream log(log_path, std::ios::app);
   for (const auto& c : changes) {
     log << "step " << step << ": " << c.key << " " << c.before << " -> " << c.after

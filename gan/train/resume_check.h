@@ -23,7 +23,10 @@ std::vector<ConfigChange> config_changes(const TrainConfig& recorded, const Trai
 
 // Compares `cfg` with the checkpoint's recorded config text; throws ConfigError
 // naming the first refused key (unless cfg.allow_config_change), otherwise
-// records the changes and says so on stderr.
-void check_resume_config(const TrainConfig& cfg, const std::string& recorded_config_text, int64_t step);
+// returns the changes, to be recorded once the whole resume is accepted.
+std::vector<ConfigChange> check_resume_config(const TrainConfig& cfg, const std::string& recorded_config_text);
+
+// Appends `changes` to <run_dir>/config_changes.log at `step` and says so on stderr.
+void record_config_changes(const std::string& run_dir, const std::vector<ConfigChange>& changes, int64_t step);
 
 }  // namespace hamgan

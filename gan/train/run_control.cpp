@@ -6,20 +6,24 @@
 namespace hamgan {
 namespace {
 
-// "1:30:00" or "90:00": the colon-separated fields, most significant first.
+// "1:30:00" or "90:00": the colon-separated fields, most significant first; each holds digits.
 int64_t clock_duration(const std::string& text) {
   std::vector<int64_t> parts{0};
+  bool digits = false;  // in the current field
   for (char ch : text) {
     if (ch == ':') {
+      if (!digits) return -1;  // ":" or "1::2" is not a time, and must not read as 0 (no limit)
+      digits = false;
       parts.push_back(0);
     } else if (std::isdigit(static_cast<unsigned char>(ch))) {
       if (parts.back() > 1000000) return -1;
       parts.back() = parts.back() * 10 + (ch - '0');
+      digits = true;
     } else {
       return -1;
     }
   }
-  if (parts.size() > 3) return -1;
+  if (parts.size() > 3 || !digits) return -1;
   int64_t seconds = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (i > 0 && parts[i] >= 60) return -1;  // minutes and seconds below 60
@@ -43,6 +47,21 @@ int64_t unit_duration(const std::string& text) {
     number = -1;
   }
   return number >= 0 ? seconds + number : seconds;
+}
+
+bool is_resume_mode(const std::string& value) {
+  for (const auto& n : resume_mode_names().names())
+    if (n == value) return true;
+  return false;
+}
+
+// A mode, or a path to a file (a checkpoint: checked when the run opens it).
+std::string resume_problem(const std::string& value) {
+  if (is_resume_mode(value)) return "";
+  if (value.find(".pt") == std::string::npos && value.find('/') == std::string::npos)
+    return "'" + value + "' is not one of the choices; it must be one of false, true, auto, or a checkpoint file "
+           "(e.g. runs/x/checkpoints/best.pt)";
+  return "";
 }
 
 std::string duration_problem(const std::string& value) {
@@ -76,10 +95,19 @@ const EnumNames<ResumeMode>& resume_mode_names() {
 const FieldTable<TrainConfig>& train_run_control_fields() {
   using T = TrainConfig;
   static const FieldTable<TrainConfig> table = [] {
-    Field<T> resume = enum_field("resume", resume_mode_names(),
-                                 "Continue from the run dir's newest checkpoint (auto: where there is one, else "
-                                 "start fresh)",
-                                 &T::resume);
+    // false | true | auto, or the checkpoint file to continue from (e.g. checkpoints/best.pt when
+    // every step file is damaged, or a copy restored from a backup).
+    Field<T> resume = make_field<T>(
+        string_field("resume",
+                     "Continue from the run dir's newest checkpoint (auto: where there is one, else start fresh; "
+                     "FILE: from that checkpoint file)",
+                     resume_problem),
+        [](const T& c) { return c.resume_file.empty() ? resume_mode_names().name(c.resume) : c.resume_file; },
+        [](T& c, const std::string& s) {
+          const bool mode = resume_problem(s).empty() && is_resume_mode(s);
+          c.resume = mode ? resume_mode_names().parse(s) : ResumeMode::kYes;
+          c.resume_file = mode ? "" : s;
+        });
     resume.spec.flag = true;  // --resume alone means true
     return FieldTable<TrainConfig>{
         resume,

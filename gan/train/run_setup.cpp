@@ -10,6 +10,7 @@
 #include "data/subset_dataset.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
+#include "gan/checkpoint/unloadable.h"
 #include "gan/eval/eval_extractors.h"
 #include "gan/report/provenance.h"
 #include "gan/train/precision.h"
@@ -23,7 +24,14 @@ namespace fs = std::filesystem;
 std::string checkpoint_to_resume(const TrainConfig& cfg) {
   const RunPaths run(cfg.run_dir);
   const std::string ckdir = run.checkpoints();
+  std::error_code ec;
+  if (fs::exists(ckdir, ec) && !fs::is_directory(ckdir, ec))
+    throw ConfigError("run_dir: " + ckdir + " is a file, not the run's checkpoint directory; move it away or choose "
+                      "another --run_dir");
+  if (!cfg.resume_file.empty()) return named_checkpoint_to_resume(cfg.resume_file, ckdir);
   const std::string found = latest_checkpoint(ckdir);
+  // Checkpoints that are there but none loads: starting over would overwrite and prune them.
+  if (found.empty()) refuse_unloadable_checkpoints(ckdir);
   switch (cfg.resume) {
     case ResumeMode::kNo:
       if (!found.empty())
@@ -146,18 +154,19 @@ void adopt_kept_best(TrainState& state, const TrainConfig& cfg) {
 
 }  // namespace
 
-void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint) {
+std::vector<ConfigChange> resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint) {
   state.load(checkpoint);
-  check_resume_config(cfg, state.config_text, state.step);
+  std::vector<ConfigChange> changes = check_resume_config(cfg, state.config_text);
   state.config_text = cfg.config_text;  // the resumed run's own resolved config goes into its next checkpoints
   state.set_learning_rates(cfg.g_lr, cfg.d_lr);  // an override on resume takes effect
   adopt_kept_best(state, cfg);
-  if (state.rank != 0) return;
+  if (state.rank != 0) return changes;
   std::cerr << "train: resumed from step " << state.step << " (" << checkpoint << ")\n";
   if (state.loaded_world_size != state.world_size)
     std::cerr << "train: warning: the checkpoint was written by " << state.loaded_world_size << " rank(s), this run has "
               << state.world_size << ": each rank's data shard and noise stream change, so the run continues "
               << "correctly but not as the original would have\n";
+  return changes;
 }
 
 void apply_precision(const Precision& p, TrainState& state) {

@@ -12,6 +12,7 @@
 #include "data/loader.h"
 #include "gan/eval/evaluation.h"
 #include "gan/train/precision.h"
+#include "gan/train/resume_check.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"
 
@@ -45,8 +46,9 @@ EvalSettings eval_settings(const TrainConfig& cfg);
 std::shared_ptr<Evaluator> open_run_evaluator(const EvalSettings& s, int64_t eval_every, torch::Device device,
                                               Communicator& ranks);
 
-// Loads `checkpoint` into `state` (configured learning rates win) and says so on stderr.
-void resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);
+// Loads `checkpoint` into `state` (configured learning rates win) and says so on stderr; returns the
+// config changes it accepted, to be recorded (record_config_changes) once the whole resume is.
+std::vector<ConfigChange> resume_state(TrainState& state, const TrainConfig& cfg, const std::string& checkpoint);
 
 // A run's precision set up: the math mode, and the memory format of G, D and G_ema.
 void apply_precision(const Precision& p, TrainState& state);

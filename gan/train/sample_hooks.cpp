@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -39,8 +40,11 @@ class GridHook final : public TrainHook {
   }
 
   void after_step(TrainState& state, RunContext& run) override {
-    if (!run.main || run.stopping || (!(s_.every > 0 && state.step % s_.every == 0) && !run.last_step(state)))
+    if (!run.main || (run.stopping && !run.last_step(state)) ||
+        (!(s_.every > 0 && state.step % s_.every == 0) && !run.last_step(state)))
       return;
+    std::optional<StopDeferral> owed;  // the last step's grid is owed even when a stop has arrived
+    if (run.last_step(state)) owed.emplace();
     ScopedRngRestore keep_rng;
     Generator& g = shown_generator(state);
     const bool was_training = g->is_training();
@@ -88,7 +92,12 @@ class EvalHook final : public TrainHook {
       : s_(s), evaluator_(std::move(evaluator)) {}
 
   void after_step(TrainState& state, RunContext& run) override {
-    if (run.stopping || s_.every <= 0 || (state.step % s_.every != 0 && !run.last_step(state))) return;
+    if ((run.stopping && !run.last_step(state)) || s_.every <= 0 ||
+        (state.step % s_.every != 0 && !run.last_step(state)))
+      return;
+    // The last step's evaluation (and best.pt) is owed even when a stop has arrived; a second stop ends it.
+    std::optional<StopDeferral> owed;
+    if (run.last_step(state)) owed.emplace();
     ScopedRngRestore keep_rng;
     // The last evaluation may use more samples (the number a paper reports). FID's
     // bias depends on the sample count, so it does not compete for best.pt then.

@@ -35,7 +35,7 @@ const EnumNames<NoiseStreams>& noise_streams_names();  // per_rank, global
 // What `hamgan train` does with checkpoints already in its run directory.
 enum class ResumeMode {
   kNo,    // there must be none: a second run into the same directory is refused
-  kYes,   // --resume: continue from the newest; refused where there is none
+  kYes,   // --resume: continue from the newest (or from resume_file); refused where there is none
   kAuto,  // --resume auto: continue from the newest where there is one, else start fresh (a requeued job)
 };
 const EnumNames<ResumeMode>& resume_mode_names();  // false, true, auto
@@ -78,6 +78,7 @@ struct TrainConfig {
   int64_t threads = 0;               // CPU threads for LibTorch; 0 = its default
   std::string run_dir = "runs/train";
   ResumeMode resume = ResumeMode::kNo;
+  std::string resume_file;           // --resume FILE: continue from this checkpoint (resume is then kYes)
   int64_t time_limit = 0;            // wall-clock seconds this process may run (0: no limit); it stops in time to checkpoint
   bool allow_config_change = false;  // resume even when seed, batch_size, data, ... differ (gan/train/resume_check.h)
   int64_t log_every = 50;            // steps between metrics.jsonl/TensorBoard rows

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/stop_signal.h"
 #include "gan/train/data_parallel.h"
 #include "gan/train/open_run.h"
 #include "gan/train/steps.h"
@@ -61,15 +62,33 @@ TrainResult train(const TrainConfig& cfg, TrainHooks extra_hooks) {
   result.main_rank = run.main;
   result.checkpoint = open->resumed_from;
   if (open->finished()) {
-    if (run.main) std::cerr << "train: already at step " << state.step << " of " << run.steps << "; nothing to do\n";
     result.step = state.step;
     result.nonfinite_steps = run.nonfinite_steps;
+    if (open->owed_hooks.empty()) {
+      if (run.main) std::cerr << "train: already at step " << state.step << " of " << run.steps << "; nothing to do\n";
+      return result;
+    }
+    // Stopped or killed after the last checkpoint and before its grid or evaluation: finish those.
+    if (run.main) std::cerr << "train: at step " << state.step << " of " << run.steps << "; finishing its grid and "
+                            << "evaluation, which the last job did not\n";
+    try {
+      for (auto& hook : open->owed_hooks) hook->after_step(state, run);
+    } catch (const Interrupted&) {
+      result.interrupted = true;  // still owed; the checkpoint is there
+    }
+    if (run.tb) run.tb->flush();
     return result;
   }
   bool step_whole = true;  // false while a step's updates are partly applied
   try {
     result.interrupted = run_steps(*open, step_whole);
     result.time_limit_reached = result.interrupted && !stop_requested() && open->budget.exhausted();
+    if (state.step >= run.steps) {
+      // The last step's checkpoint, grid and evaluation are done: a stop that came during them
+      // finds the run finished, so it exits as finished, not asking to be requeued.
+      forget_stop_request();
+      result.interrupted = result.time_limit_reached = false;
+    }
   } catch (const Interrupted&) {
     // A stop during a long phase (evaluation, sample grid): keep the promise of a checkpoint.
     run.bar->finish();

@@ -53,9 +53,16 @@ def prepare(path, fixed_bases, torch_fidelity):
     return G, (TorchFidelityOutput(G) if torch_fidelity else G)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line, `hamgan.<tool>: error: ...`, exit status 2 as argparse's."""
+
+    def error(self, message):
+        print(f"{self.prog.split()[-1]}: error: {message}; see --help", file=sys.stderr)
+        sys.exit(2)
+
+
 def parser(prog, description, output):
-    p = argparse.ArgumentParser(prog=prog, description=description,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _OneLineParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("generator", help="a .safetensors file written by `hamgan export`")
     p.add_argument("out", help=output)
     p.add_argument("--fixed_bases", type=int, default=None, metavar="SEED",
@@ -67,6 +74,18 @@ def parser(prog, description, output):
 
 
 def fail(prog, message):
-    """One line naming what is wrong and the fix, exit status 1."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    """One line naming what is wrong and the fix, `hamgan.<tool>: error: ...`, exit status 1."""
+    print(f"{prog.split()[-1]}: error: {' '.join(str(message).split())}", file=sys.stderr)
     sys.exit(1)
+
+
+def run_tool(prog, export):
+    """export() with every failure as one line and exit status 1: the library's ValueError / OSError lines,
+    and anything else (an exporter's own error) by its type and first line, without a traceback."""
+    try:
+        return export()
+    except (ValueError, OSError) as e:
+        fail(prog, str(e))
+    except Exception as e:  # noqa: BLE001: the command line promises one line, whatever failed
+        first = (str(e).strip().splitlines() or [""])[0]
+        fail(prog, f"export failed: {type(e).__name__}: {first}")

@@ -9,6 +9,11 @@ legacy TorchScript-based exporter (dynamo=False) gives a correct dynamic batch t
 instead of 5-10 s, but it is deprecated and its tracing run moves online Hamburger bases before they are
 captured.
 
+The output must end in .onnx and may not be the input; --opset must lie in the range the exporter writes
+(18 to onnxscript's maximum, 25 with onnxscript 0.7). Both are checked before any work, and the graph is
+written beside the output and renamed into place when complete. Every error is one line,
+`hamgan.export_onnx: error: ...`, exit status 1.
+
 Hamburger blocks with ham_init = random draw fresh bases from torch's generator on every forward, numbers
 an ONNX runtime cannot reproduce: such a generator is refused unless --fixed_bases SEED bakes one set of
 bases into the graph (hamgan.fix_ham_bases: the same outputs as the PyTorch module after
@@ -32,15 +37,18 @@ then, with --input1-model-num-classes K > 0, labels randint(0, K) as int64, in b
 import contextlib
 import copy
 import io
+import os
 import sys
 import warnings
 
 import torch
 
-from .export_common import (example_inputs, fail, online_ham_blocks, parser, prepare, random_ham_blocks)
+from .export_common import example_inputs, online_ham_blocks, parser, prepare, random_ham_blocks, run_tool
 from .ham import HamBlock
+from .output_file import atomic_output, check_output, write_failed
 
 PROG = "python -m hamgan.export_onnx"
+MIN_OPSET = 18  # torchlib's opset (torch.onnx's TORCHLIB_OPSET): the exporter writes no lower one
 
 
 def solve_spd(a, b):
@@ -69,25 +77,58 @@ def _exportable_cd(module):
             m.final_codes = final_codes
 
 
+def supported_opsets():
+    """(lowest, highest) opset torch.onnx's exporter writes as asked: below torchlib's opset 18 it falls back to
+    18 (with a logged traceback), above onnxscript's version converter's maximum it cannot convert."""
+    try:
+        from onnxscript.version_converter import _version_converter as converter
+        highest = converter.SUPPORTED_MAX_ONNX_OPSET
+    except (ImportError, AttributeError):  # no converter (the export itself needs onnxscript): torchlib's only
+        highest = MIN_OPSET
+    return MIN_OPSET, highest
+
+
+def check_opset(opset):
+    if opset is None:
+        return
+    lo, hi = supported_opsets()
+    if isinstance(opset, bool) or not isinstance(opset, int) or not lo <= opset <= hi:
+        raise ValueError(f"--opset {opset} is not supported; give an opset from {lo} to {hi} (or leave it out "
+                         f"for {MIN_OPSET})")
+
+
 def export_onnx(path, out, fixed_bases=None, opset=None, torch_fidelity=False):
-    """Writes the graph to `out`; returns G and the exported module (G, or G wrapped for torch-fidelity).
-    Raises ValueError for a generator with random Hamburger bases and no fixed_bases."""
-    G, module = prepare(path, fixed_bases, torch_fidelity)
-    random_blocks = random_ham_blocks(G)
-    if random_blocks:
-        raise ValueError(f"{path}: Hamburger block {random_blocks[0]} (ham_init = random) draws fresh bases on "
-                         f"every forward, which an ONNX graph cannot reproduce; pass --fixed_bases SEED to bake "
-                         f"one set in")
-    exported = copy.deepcopy(module)  # CD's solve replaced for the graph only: the module stays as loaded
-    _exportable_cd(exported)
-    batch = torch.export.Dim("N")
-    inputs = example_inputs(G)
-    large = sum(t.numel() * t.element_size() for t in module.state_dict().values()) > 1.5 * 2 ** 30
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-        warnings.simplefilter("ignore")  # exporter chatter: deprecations in its own dependencies, axis renames
-        program = torch.onnx.export(exported, inputs, None, dynamo=True, dynamic_shapes=({0: batch}, {0: batch}),
-                                    input_names=["z", "y"], output_names=["images"], opset_version=opset)
-    program.save(out, external_data=large)  # one file below protobuf's 2 GB limit
+    """Writes the graph to `out` (.onnx); returns G and the exported module (G, or G wrapped for
+    torch-fidelity). Raises ValueError for a generator with random Hamburger bases and no fixed_bases, and for
+    an output or opset that would not give the file asked for, before any export work."""
+    path, out = os.fspath(path), os.fspath(out)
+    check_opset(opset)
+    check_output(path, out, (".onnx",), "ONNX")
+    with atomic_output(out) as tmp:
+        G, module = prepare(path, fixed_bases, torch_fidelity)
+        random_blocks = random_ham_blocks(G)
+        if random_blocks:
+            raise ValueError(f"{path}: Hamburger block {random_blocks[0]} (ham_init = random) draws fresh bases "
+                             f"on every forward, which an ONNX graph cannot reproduce; pass --fixed_bases SEED to "
+                             f"bake one set in")
+        exported = copy.deepcopy(module)  # CD's solve replaced for the graph only: the module stays as loaded
+        _exportable_cd(exported)
+        batch = torch.export.Dim("N")
+        inputs = example_inputs(G)
+        large = sum(t.numel() * t.element_size() for t in module.state_dict().values()) > 1.5 * 2 ** 30
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")  # exporter chatter: deprecations in its own dependencies, axis renames
+            program = torch.onnx.export(exported, inputs, None, dynamo=True,
+                                        dynamic_shapes=({0: batch}, {0: batch}), input_names=["z", "y"],
+                                        output_names=["images"], opset_version=opset)
+        written = program.model.opset_imports.get("", None)
+        if opset is not None and written != opset:  # the exporter falls back silently where it cannot convert
+            raise ValueError(f"--opset {opset}: the exporter could only write opset {written} for this generator; "
+                             f"leave --opset out")
+        try:
+            program.save(tmp, external_data=large)  # one file below protobuf's 2 GB limit
+        except Exception as e:  # a full disk: OSError, or protobuf's own error
+            raise write_failed(out, e) from None
     return G, module
 
 
@@ -108,12 +149,12 @@ def max_difference(out, G, module, n=3):
 
 def main(argv=None):
     p = parser(PROG, __doc__, "the .onnx file to write")
-    p.add_argument("--opset", type=int, default=None, metavar="N", help="ONNX opset (default: the exporter's)")
+    lo, hi = supported_opsets()
+    p.add_argument("--opset", type=int, default=None, metavar="N",
+                   help=f"ONNX opset, {lo} to {hi} (default: the exporter's, {MIN_OPSET})")
     args = p.parse_args(argv)
-    try:
-        G, module = export_onnx(args.generator, args.out, args.fixed_bases, args.opset, args.torch_fidelity)
-    except (ValueError, FileNotFoundError) as e:
-        fail(PROG, str(e))
+    G, module = run_tool(PROG, lambda: export_onnx(args.generator, args.out, args.fixed_bases, args.opset,
+                                                   args.torch_fidelity))
     online = online_ham_blocks(G)
     if online:
         print(f"note: Hamburger block {online[0]} (ham_init = online) uses its exported bases on every call")

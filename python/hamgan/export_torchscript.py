@@ -2,6 +2,9 @@
 
     python -m hamgan.export_torchscript G.safetensors G.pt [--fixed_bases SEED] [--torch_fidelity]
 
+The output must end in .pt or .pth and may not be the input; it is written into a temporary directory beside it and
+renamed into place when complete. Every error is one line, `hamgan.export_torchscript: error: ...`, exit 1.
+
 The module is traced (torch.jit.trace) and loads with torch.jit.load in Python or LibTorch without this
 package: forward(z float32 (N, z_dim), y int64 (N,)) -> float32 (N, C, H, W) in [-1, 1], any batch size N.
 
@@ -20,30 +23,40 @@ the module and its inputs to the GPU, where random bases come from the GPU's gen
 hamgan.export_onnx for running torch-fidelity 0.4.0 with NumPy >= 1.24.
 """
 import copy
+import os
 import sys
 import warnings
 
 import torch
 
-from .export_common import example_inputs, fail, parser, prepare
+from .export_common import example_inputs, parser, prepare, run_tool
+from .output_file import atomic_output, check_output, write_failed
 
 PROG = "python -m hamgan.export_torchscript"
+SUFFIXES = (".pt", ".pth")  # docs/interop.md's G.pt; .pth is the name torch-fidelity loads
 
 
 def export_torchscript(path, out, fixed_bases=None, torch_fidelity=False):
-    """Writes the traced module to `out`; returns G and the exported module (PyTorch) for comparisons."""
+    """Writes the traced module to `out` (.pt, or .pth as torch-fidelity needs); returns G and the exported
+    module (PyTorch) for comparisons. The output is checked before any work and replaced only when complete."""
+    path, out = os.fspath(path), os.fspath(out)
+    check_output(path, out, SUFFIXES, "TorchScript")
     if torch_fidelity and not out.endswith(".pth"):
         raise ValueError(f"{out}: torch-fidelity loads a TorchScript generator only from a file ending in .pth; "
                          f"name the output {out.rsplit('.', 1)[0]}.pth")
-    G, module = prepare(path, fixed_bases, torch_fidelity)
-    # Tracing runs forward once: keep the online bases it moves and the caller's random stream as they were.
-    state = {k: v.clone() for k, v in module.named_buffers()}
-    with warnings.catch_warnings(), torch.random.fork_rng(devices=[]), torch.no_grad():
-        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks: fixed by (N, z_dim) inputs
-        traced = torch.jit.trace(module, example_inputs(G), check_trace=False)  # fresh bases: no rerun check
-        for name, buffer in list(module.named_buffers()) + list(traced.named_buffers()):
-            buffer.copy_(state[name])
-    traced.save(out)
+    with atomic_output(out) as tmp:
+        G, module = prepare(path, fixed_bases, torch_fidelity)
+        # Tracing runs forward once: keep the online bases it moves and the caller's random stream as they were.
+        state = {k: v.clone() for k, v in module.named_buffers()}
+        with warnings.catch_warnings(), torch.random.fork_rng(devices=[]), torch.no_grad():
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks: fixed by (N, z_dim) inputs
+            traced = torch.jit.trace(module, example_inputs(G), check_trace=False)  # fresh bases: no rerun check
+            for name, buffer in list(module.named_buffers()) + list(traced.named_buffers()):
+                buffer.copy_(state[name])
+        try:
+            traced.save(tmp)
+        except Exception as e:  # LibTorch's writer: a RuntimeError on a full disk
+            raise write_failed(out, e) from None
     return G, module
 
 
@@ -61,10 +74,8 @@ def max_difference(out, G, module, n=3, seed=1):
 
 def main(argv=None):
     args = parser(PROG, __doc__, "the TorchScript file to write (.pth for torch-fidelity)").parse_args(argv)
-    try:
-        G, module = export_torchscript(args.generator, args.out, args.fixed_bases, args.torch_fidelity)
-    except (ValueError, FileNotFoundError) as e:
-        fail(PROG, str(e))
+    G, module = run_tool(PROG, lambda: export_torchscript(args.generator, args.out, args.fixed_bases,
+                                                          args.torch_fidelity))
     delta = max_difference(args.out, G, module)
     print(f"wrote {args.out} (z_dim {G.z_dim}, {G.num_classes} classes, {G.image_channels}x{G.resolution}x"
           f"{G.resolution}{', uint8 for torch-fidelity' if args.torch_fidelity else ''}; max |TorchScript - "

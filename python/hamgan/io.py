@@ -1,33 +1,15 @@
 """HamGAN weights in the safetensors format (`hamgan export`): every tensor of G (and D with --with_d) under
 its C++ name prefixed "G." / "D.", float32, and string metadata (format, format_version, networks, model,
 weights, step, standing_stats, source, hamgan_version, git_revision). Loading is strict: a missing, extra
-or misshapen tensor is an error naming it."""
-import os
-
+or misshapen tensor, non-finite values or a negative BatchNorm variance is an error naming it, found before the
+network is built (hamgan.checked_read)."""
 import torch
 
-from .config import FORMAT, FORMAT_VERSION, check_format, model_config, model_config_to_text, parse_model_text
+from .checked_read import check_header, check_values, expected_shapes, model_of, read_header, read_tensors
+from .config import FORMAT, FORMAT_VERSION, model_config, model_config_to_text
 from .networks import Discriminator, Generator
 
 __version__ = "0.1.0"
-
-
-def _read(path):
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file, safe_open
-
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such file; give a .safetensors file written by `hamgan export`")
-    try:
-        with safe_open(path, "pt") as f:
-            metadata = f.metadata() or {}
-        tensors = load_file(path, device="cpu")
-    except SafetensorError as e:
-        raise ValueError(f"{path}: not a readable safetensors file ({e}); export it again") from None
-    check_format(metadata, path)
-    if "model" not in metadata:
-        raise ValueError(f"{path}: metadata has no 'model' text; export it again with `hamgan export`")
-    return tensors, metadata
 
 
 def _build(cls, config):
@@ -35,37 +17,23 @@ def _build(cls, config):
         return cls(config)
 
 
-def _fill(net, tensors, prefix, path):
-    """Copy the file's `prefix` tensors into `net`, refusing anything missing, extra or misshapen."""
-    expected = net.state_dict()
-    for key, target in expected.items():
-        name = prefix + key
-        if name not in tensors:
-            raise ValueError(f"{path}: tensor {name} is missing; expected shape {tuple(target.shape)} "
-                             f"(the file and its model metadata disagree; export it again)")
-        t = tensors[name]
-        if tuple(t.shape) != tuple(target.shape):
-            raise ValueError(f"{path}: tensor {name} has shape {tuple(t.shape)}, expected {tuple(target.shape)}")
-        if t.dtype != torch.float32:
-            raise ValueError(f"{path}: tensor {name} is {t.dtype}, expected torch.float32")
-    extra = [n for n in tensors if n.startswith(prefix) and n[len(prefix):] not in expected]
-    if extra:
-        raise ValueError(f"{path}: unexpected tensor {extra[0]} (no such {prefix[:-1]} tensor for this model "
-                         f"configuration; export it again)")
-    net.load_state_dict({key: tensors[prefix + key] for key in expected}, strict=True)
-
-
 def _load(path, prefix, cls, device):
-    tensors, metadata = _read(path)
-    stray = [n for n in tensors if not n.startswith(("G.", "D."))]
+    """Header, metadata and values are checked before the network is built: a forged size allocates nothing,
+    and NaN weights never become a module."""
+    metadata, header = read_header(path)
+    config = model_of(path, metadata)
+    stray = [n for n in header if not n.startswith(("G.", "D."))]
     if stray:
         raise ValueError(f"{path}: tensor {stray[0]} belongs to neither network (names start with G. or D.)")
     networks = metadata.get("networks", "G").split(",")
     if prefix[:-1] not in networks:
         raise ValueError(f"{path}: holds no {'discriminator' if prefix == 'D.' else 'generator'} (networks = "
                          f"{','.join(networks)}); export with {'--with_d' if prefix == 'D.' else 'hamgan export'}")
-    net = _build(cls, parse_model_text(metadata["model"]))
-    _fill(net, tensors, prefix, path)
+    expected = expected_shapes(path, cls, config)
+    check_header(path, header, expected, prefix, config)
+    tensors = read_tensors(path, [prefix + key for key in expected])
+    net = _build(cls, config)
+    net.load_state_dict({key: tensors[prefix + key] for key in expected}, strict=True)
     net.metadata = dict(metadata)
     return _frozen(net).to(device)
 
@@ -113,8 +81,10 @@ def save_generator(G, path, D=None, metadata=None):
     tensors = {}
     for prefix, net in (("G.", G), ("D.", D)):
         if net is not None:
-            tensors.update({prefix + k: v.detach().to("cpu", torch.float32).contiguous()
-                            for k, v in net.state_dict().items()})
+            for k, v in net.state_dict().items():
+                t = v.detach().to("cpu", torch.float32).contiguous()
+                check_values("save_generator", prefix + k, t, source=v)  # a file load_generator would refuse
+                tensors[prefix + k] = t
     meta = {"weights": "raw", "step": "0", "standing_stats": "false", "git_revision": ""}
     meta.update(getattr(G, "metadata", None) or {})
     meta.update({"source": "hamgan.save_generator", "hamgan_version": f"python {__version__}"})

@@ -194,5 +194,18 @@ TEST_F(CliErrors, AFailedPlotPrintsOnlyTheError) {
   expect_one_line_error(hamgan("plot " + dir), {"metrics.jsonl"});
 }
 
+TEST_F(CliErrors, ATimeLimitWithoutDigitsIsRefusedNotReadAsNoLimit) {
+  // Before: ":" and "1::" read as 0 seconds, which means no limit at all.
+  for (const std::string bad : {":", "::", "1::", ":30", "1:"})
+    expect_one_line_error(hamgan("train --time_limit " + bad),
+                          {"--time_limit: '" + bad + "'", "must be a duration like 3h50m"});
+}
+
+TEST_F(CliErrors, APenaltyWeightThatOverflowsTheLossIsARangeError) {
+  // Before: accepted, then "training diverged ... lower g_lr/d_lr" at the first penalty.
+  for (const std::string key : {"r1_gamma", "r2_gamma", "lecam_weight"})
+    expect_one_line_error(hamgan("train --" + key + " 1e39"), {"--" + key + ": ", " is out of range; it must be in [0, "});
+}
+
 }  // namespace
 }  // namespace hamgan

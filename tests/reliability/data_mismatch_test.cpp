@@ -3,6 +3,8 @@
 // "set num_classes = 5001" for one stray label, "invalid start position").
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/errors.h"
 #include "data/hdf5_writer.h"
 #include "gan/train/trainer.h"
@@ -69,6 +71,30 @@ TEST(DataMismatch, ResumingOnFewerExamplesSaysTheDataChanged) {
   const std::string msg = error_of(c);
   EXPECT_NE(msg.find("lies outside the 4 examples"), std::string::npos) << msg;
   EXPECT_NE(msg.find("the data changed since the run started"), std::string::npos) << msg;
+}
+
+// Before: config_changes.log recorded the forced seed change of this refused resume, config.toml
+// took the refused config, and metrics.jsonl was rewritten.
+TEST(DataMismatch, ARefusedResumeWritesNothingIntoTheRunDirectory) {
+  const std::string dir = test::scratch_dir("reliability", "refused_resume_log");
+  const std::string data = dir + "/data.hdf5";
+  TrainConfig c = test::tiny_config(dir + "/run");
+  c.dataset = write_hdf5(data, 32, classes_0_to_9(40));
+  c.steps = 2;
+  train(c);
+  const std::string config = test::file_contents(dir + "/run/config.toml");
+  const std::string metrics = test::file_contents(dir + "/run/metrics.jsonl");
+  write_hdf5(data, 32, classes_0_to_9(4));
+  c.steps = 4;
+  c.seed = 5;
+  c.allow_config_change = true;
+  c.resume = ResumeMode::kYes;
+  c.config_text = "# the refused run's config\n";
+  EXPECT_NE(error_of(c).find("the data changed since the run started"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/run/config_changes.log"))
+      << test::file_contents(dir + "/run/config_changes.log");
+  EXPECT_EQ(test::file_contents(dir + "/run/config.toml"), config);
+  EXPECT_EQ(test::file_contents(dir + "/run/metrics.jsonl"), metrics);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include "core/stop_signal.h"
 #include "gan/checkpoint/run_dir.h"
@@ -26,7 +28,8 @@ TEST(Duration, ReadsTheSpellingsSchedulersAndPeopleUse) {
   EXPECT_EQ(parse_duration("1:30:00"), 5400);
   EXPECT_EQ(parse_duration("90:00"), 5400);
   EXPECT_EQ(parse_duration("0"), 0);
-  for (const char* bad : {"", "h", "1x", "1:60:00", "1:2:3:4", "-5", "1.5h", "abc"})
+  // ":" and friends once read as 0 seconds, which means no limit at all.
+  for (const char* bad : {"", "h", "1x", "1:60:00", "1:2:3:4", "-5", "1.5h", "abc", ":", "::", "1:", ":30", "1::2"})
     EXPECT_EQ(parse_duration(bad), -1) << bad;
   for (int64_t s : {0, 59, 60, 3599, 3600, 5415, 90061}) EXPECT_EQ(parse_duration(format_duration(s)), s) << s;
   EXPECT_EQ(format_duration(5400), "1h30m");
@@ -87,11 +90,12 @@ TEST_F(Scheduler, TimeLimitCheckpointsAndStopsInTime) {
   const std::string dir = test::dir_for("time_limit");
   std::string out;
   const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(test::run_command(test::train_cmd(dir, 100000, "--time_limit 4s"), &out), 0) << out;
+  // Exit status 75, as after SIGUSR1: a chain of jobs built on --time_limit requeues on it.
+  ASSERT_EQ(test::run_command(test::train_cmd(dir, 100000, "--time_limit 4s"), &out), kRequeueExitStatus) << out;
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto stopped = test::lines_starting(out, "train: stopped at step ");
   ASSERT_EQ(stopped.size(), 1u) << out;
-  EXPECT_NE(stopped[0].find("before the time limit (4s)"), std::string::npos) << stopped[0];
+  EXPECT_NE(stopped[0].find("before the time limit (4s) (exit status 75)"), std::string::npos) << stopped[0];
   const std::string latest = latest_checkpoint(dir + "/checkpoints");
   EXPECT_FALSE(latest.empty()) << out;
   EXPECT_NE(stopped[0].find("checkpoint " + latest), std::string::npos) << stopped[0];  // the stop's own step
@@ -105,6 +109,32 @@ TEST_F(Scheduler, Sigusr1CheckpointsAndExitsWithTheRequeueStatus) {
   EXPECT_EQ(WEXITSTATUS(status), kRequeueExitStatus) << out;
   EXPECT_NE(out.find("on SIGUSR1 (exit status 75)"), std::string::npos) << out;
   EXPECT_FALSE(latest_checkpoint(dir + "/checkpoints").empty()) << out;
+}
+
+// The batch script itself, with stand-ins for SLURM's srun (runs the command) and scontrol (records
+// a requeue): a chain built on --time_limit requeues (before: exit 0 ended it after the first job).
+TEST_F(Scheduler, TheBatchScriptRequeuesATimeLimitStop) {
+  const std::string dir = test::dir_for("sbatch");
+  const std::string stubs = dir + "/bin";
+  std::filesystem::create_directories(stubs);
+  std::ofstream(stubs + "/srun") << "#!/bin/sh\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n";
+  std::ofstream(stubs + "/scontrol") << "#!/bin/sh\n[ \"$1\" = requeue ] && echo \"$2\" > " << dir
+                                     << "/requeued\n[ \"$1\" = show ] && echo localhost\nexit 0\n";
+  std::ofstream(dir + "/empty.toml") << "# every key from the command line\n";
+  for (const char* f : {"/srun", "/scontrol"})
+    std::filesystem::permissions(stubs + f, std::filesystem::perms::owner_all);
+  const std::string tiny = test::train_cmd(dir + "/run", 100000, "--time_limit 3s");
+  std::string args = tiny.substr(tiny.find(" train ") + 7, tiny.rfind(" 2>&1") - tiny.find(" train ") - 7);
+  args.erase(args.find(" --quiet"), 8);  // the script passes --quiet itself
+  std::string out;
+  const int status = test::run_command("PATH=" + stubs + ":$PATH SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=n1 " +
+                                           "SLURM_SUBMIT_DIR=" + HAMGAN_SOURCE_DIR + " bash " + HAMGAN_SOURCE_DIR +
+                                           "/scripts/slurm/train_imagenet128.sbatch " + dir + "/empty.toml " + args +
+                                           " 2>&1",
+                                       &out);
+  EXPECT_EQ(status, kRequeueExitStatus) << out;
+  EXPECT_EQ(test::file_contents(dir + "/requeued"), "4242\n") << out;
+  EXPECT_FALSE(latest_checkpoint(dir + "/run/checkpoints").empty()) << out;
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "gan/checkpoint/checkpoint.h"
 #include "gan/report/run_log.h"
 #include "gan/train/trainer.h"
-#include "metrics/classifier.h"
+#include "tests/common/classifier_test_util.h"
 #include "tests/common/train_test_util.h"
 
 namespace hamgan {
@@ -92,18 +92,6 @@ TEST(Trainer, KeepsOnlyTheNewestCheckpointsAndNeverOtherFiles) {
   EXPECT_EQ(names, want);
 }
 
-// A random-weight classifier is enough to exercise evaluation (its numbers are not judged here).
-std::string tiny_classifier(const std::string& dir) {
-  torch::manual_seed(5);
-  ClassifierConfig cc;
-  cc.width = 4;
-  cc.feature_dim = 16;
-  FeatureClassifier net(cc);
-  const std::string path = dir + "/classifier.pt";
-  save_classifier(path, net);
-  return path;
-}
-
 TEST(Trainer, GridsAndEvaluationEveryStepLeaveTrainingBitIdentical) {
   const std::string busy = test::temp_dir("busy"), quiet = test::temp_dir("quiet");
   TrainConfig a = test::tiny_config(busy);
@@ -111,7 +99,7 @@ TEST(Trainer, GridsAndEvaluationEveryStepLeaveTrainingBitIdentical) {
   a.sample_every = 1;
   a.eval_every = 1;
   a.eval_n = 20;
-  a.classifier = tiny_classifier(busy);
+  a.classifier = test::tiny_classifier(busy);
   const TrainResult ra = train(a);
   TrainConfig b = test::tiny_config(quiet);
   b.steps = 3;
