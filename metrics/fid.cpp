@@ -8,7 +8,6 @@
 
 #include "core/errors.h"
 #include "metrics/protocol.h"
-#include "metrics/sample_checks.h"
 
 namespace hamgan {
 

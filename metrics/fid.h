@@ -159,4 +159,11 @@ struct FidBenchConfig {
 };
 void run_fid_bench(const FidBenchConfig& config, std::ostream& out);
 
+// Ten million images: 200 times FID's 50,000 (EDM reports the best of three such ranges).
+constexpr int64_t kMaxGeneratedImages = 10000000;
+// Checked before any weights load (metrics/sample_checks.cpp): n images per seed range times
+// `repeats` ranges from one generator at most kMaxGeneratedImages; --label_data only with --labels dataset.
+void check_generated_count(int64_t n, int64_t repeats);
+void check_label_data_used(const SampleOptions& s);
+
 }  // namespace hamgan

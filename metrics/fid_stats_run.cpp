@@ -1,7 +1,6 @@
 // `hamgan fid-stats`: the statistics of one input written as a stamped .npz (declared in metrics/fid.h).
 #include "core/errors.h"
 #include "metrics/fid.h"
-#include "metrics/sample_checks.h"
 
 namespace hamgan {
 

@@ -8,7 +8,6 @@
 #include "core/atomic_file.h"
 #include "core/errors.h"
 #include "gan/checkpoint/archive.h"
-#include "gan/checkpoint/unloadable.h"
 #include "core/run_paths.h"
 
 namespace hamgan {

@@ -1,11 +1,11 @@
-#include "gan/checkpoint/unloadable.h"
+// Run directories whose checkpoints all fail to load (declared in gan/checkpoint/run_dir.h).
+#include "gan/checkpoint/run_dir.h"
 
 #include <filesystem>
 #include <iostream>
 
 #include "core/errors.h"
 #include "gan/checkpoint/archive.h"
-#include "gan/checkpoint/run_dir.h"
 
 namespace hamgan {
 namespace fs = std::filesystem;

@@ -10,7 +10,6 @@
 #include "data/subset_dataset.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
-#include "gan/checkpoint/unloadable.h"
 #include "gan/eval/eval_extractors.h"
 #include "gan/report/provenance.h"
 #include "gan/train/precision.h"

@@ -29,13 +29,18 @@ TrainConfig every_term(const std::string& run_dir) {
   return c;
 }
 
+// Weights and buffers to 1e-5. Adam's moments hold squared gradients of the penalties' double
+// backward, whose convolutions oneDNN blocks by batch size on AVX-512/AMX CPUs (a rank's 4 images
+// against one process's 8): D's moments differ by 8.1e-5 on a Xeon with AMX, 3.7e-6 there with
+// ONEDNN_MAX_CPU_ISA=AVX2, 1.3e-6 on Zen 4.
 void expect_same_state(const std::string& a_dump, const std::string& b_dump, const char* what) {
   const auto a = load_dump(a_dump), b = load_dump(b_dump);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     const double err = relative_difference(a[i], b[i]);
+    const bool moments = kParts[i].find("Adam") != std::string::npos;
     std::printf("%s: %-14s relative difference %.3g\n", what, kParts[i].c_str(), err);
-    EXPECT_LE(err, 1e-5) << what << " " << kParts[i];
+    EXPECT_LE(err, moments ? 5e-4 : 1e-5) << what << " " << kParts[i];
   }
 }
 

@@ -1,9 +1,7 @@
-#pragma once
-// Checks of the generator-side options `hamgan fid` and `fid-stats` make before
-// any weights load: a generator's z and labels are drawn for every image up front
-// (gan/sample/noise.h), so an absurd count must fail at once, not as a terabyte
-// allocation after the feature extractor has loaded.
-#include <cstdint>
+// The checks of the generator-side options that `hamgan fid` and `fid-stats` make
+// before any weights load (declared in metrics/fid.h): a generator's z and labels
+// are drawn for every image up front (gan/sample/noise.h), so an absurd count
+// must fail at once, not as a terabyte allocation after the feature extractor loaded.
 #include <string>
 
 #include "core/errors.h"
@@ -11,11 +9,8 @@
 
 namespace hamgan {
 
-// Ten million images: 200 times FID's 50,000 (EDM reports the best of three such ranges).
-constexpr int64_t kMaxGeneratedImages = 10000000;
-
 // n images per seed range times `repeats` ranges from one generator.
-inline void check_generated_count(int64_t n, int64_t repeats) {
+void check_generated_count(int64_t n, int64_t repeats) {
   if (n <= 0 || repeats <= 0 || n <= kMaxGeneratedImages / repeats) return;
   const std::string asked =
       "--n " + std::to_string(n) + (repeats > 1 ? " × --repeats " + std::to_string(repeats) : std::string());
@@ -24,7 +19,7 @@ inline void check_generated_count(int64_t n, int64_t repeats) {
 }
 
 // --label_data matters only with --labels dataset; taken silently otherwise, it would change nothing.
-inline void check_label_data_used(const SampleOptions& s) {
+void check_label_data_used(const SampleOptions& s) {
   if (!s.label_data.empty() && s.labels != LabelMode::dataset)
     throw ConfigError("--label_data " + s.label_data + " is read only with --labels dataset, not --labels " +
                       to_string(s.labels) + "; add --labels dataset or drop --label_data");
