@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/finite.h"
+#include "core/text.h"
 #include "metrics/classifier.h"
 #include "metrics/dinov2_features.h"
 #include "metrics/inception.h"
@@ -23,10 +24,6 @@ const std::string kHowTo =
     "pt_inception-2015-12-05-6726825d.pth and pass --inception PATH or set HAMGAN_INCEPTION=PATH "
     "(or use --features classifier:PATH)";
 const std::string kNoWeights = "fid: no Inception weights: " + kHowTo;
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // NaN weights load without complaint and surface only as a NaN FID, after a whole
 // evaluation (in training, after thousands of steps): refuse them when read.

@@ -55,14 +55,24 @@ std::string named_checkpoint_to_resume(const std::string& file, const std::strin
     throw ConfigError("resume: " + file + ": no such checkpoint file (--resume takes false, true, auto or a file)");
   const int64_t step = step_of(file);  // throws CheckpointError naming the file when it does not load
   const std::string own = fs::weakly_canonical(file).string();
+  // One open per step file (a checkpoint can be gigabytes): its step, or the fact that it does not load.
+  std::vector<std::string> damaged;
   for (const auto& f : step_checkpoints(dir)) {
-    if (fs::weakly_canonical(f).string() == own || !checkpoint_is_loadable(f)) continue;
-    if (step_of(f) > step)
+    if (fs::weakly_canonical(f).string() == own) continue;
+    int64_t later = -1;
+    try {
+      if (checkpoint_is_complete(f)) later = step_of(f);
+    } catch (const CheckpointError&) {
+    }
+    if (later < 0) {
+      damaged.push_back(f);
+    } else if (later > step) {
       throw ConfigError("resume: " + file + " is at step " + std::to_string(step) + " but " + f +
                         " is later and loads, and the run would write over it; resume with --resume (the newest), "
                         "or move the later checkpoints away first");
+    }
   }
-  for (const auto& f : unloadable_checkpoints(dir)) {
+  for (const auto& f : damaged) {
     const std::string aside = f + ".damaged";
     std::error_code ec;
     fs::rename(f, aside, ec);

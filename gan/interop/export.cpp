@@ -4,20 +4,13 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/safetensors.h"
+#include "core/text.h"
 #include "gan/checkpoint/checkpoint.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/interop/generator_tensors.h"
 #include "gan/sample/load_generator.h"
 
 namespace hamgan {
-namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-}  // namespace
-
 std::string run_export(const ExportConfig& cfg) {
   if (!ends_with(cfg.out, ".safetensors"))
     throw ConfigError("export: --out " + cfg.out + " must end in .safetensors (the only format written)");

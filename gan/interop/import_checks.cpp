@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/errors.h"
+#include "core/text.h"
 #include "gan/model/model_plan.h"
 
 namespace hamgan {
@@ -20,10 +21,6 @@ std::string shape_text(c10::IntArrayRef s) {
   std::string t = "[";
   for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
   return t + "]";
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The first element of `flat` where `mask` holds, with its value: "-0.5 at element 3".

@@ -2,6 +2,7 @@
 
 #include "core/errors.h"
 #include "core/finite.h"
+#include "core/text.h"
 #include "gan/checkpoint/checkpoint.h"
 #include "gan/sample/standing_stats.h"
 
@@ -26,8 +27,7 @@ void check_finite(const Generator& g, const std::string& path, bool ema) {
 void check_variances(const Generator& g, const std::string& path, bool ema) {
   for (const auto& b : g->named_buffers()) {
     const std::string& name = b.key();
-    const std::string tail = "running_var";
-    if (name.size() < tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
+    if (!ends_with(name, "running_var")) continue;
     const torch::Tensor negative = b.value().reshape(-1) < 0;
     if (!negative.any().item<bool>()) continue;
     const int64_t i = negative.nonzero()[0][0].item<int64_t>();

@@ -104,7 +104,7 @@ const FieldTable<TrainConfig>& train_run_control_fields() {
                      resume_problem),
         [](const T& c) { return c.resume_file.empty() ? resume_mode_names().name(c.resume) : c.resume_file; },
         [](T& c, const std::string& s) {
-          const bool mode = resume_problem(s).empty() && is_resume_mode(s);
+          const bool mode = is_resume_mode(s);
           c.resume = mode ? resume_mode_names().parse(s) : ResumeMode::kYes;
           c.resume_file = mode ? "" : s;
         });

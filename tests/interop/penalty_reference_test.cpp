@@ -13,6 +13,7 @@
 #include <map>
 
 #include "core/safetensors.h"
+#include "core/text.h"
 #include "gan/interop/generator_tensors.h"
 #include "gan/model/discriminator.h"
 #include "gan/train/penalties.h"
@@ -64,10 +65,6 @@ ModelConfig case_config(const PenaltyCase& c) {
   m.d_block.name = c.block;
   m.block_options = c.options;
   return m;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // What the C++ side computed for one case, by name: logits, norms, grad.<parameter>.

@@ -12,6 +12,7 @@
 #include "metrics/dinov2_features.h"
 #include "metrics/dinov2_preprocess.h"
 #include "metrics/npz.h"
+#include "tests/metrics/dinov2_test_util.h"
 #include "tests/metrics/helpers.h"
 
 using namespace hamgan;
@@ -25,16 +26,6 @@ namespace {
 using test::max_abs;
 
 const DinoResize kModes[] = {DinoResize::pil_bicubic, DinoResize::torch_bicubic, DinoResize::legacy_tensorflow};
-
-// The message of the CheckpointError make_dinov2_extractor throws for `path` ("" if none).
-std::string load_error(const std::string& path) {
-  try {
-    make_dinov2_extractor(path, DinoResize::torch_bicubic, torch::kCPU);
-  } catch (const CheckpointError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 void expect_one_line_naming(const std::string& msg, const std::string& path) {
   ASSERT_FALSE(msg.empty()) << path << ": no CheckpointError";
@@ -101,12 +92,12 @@ TEST(Dinov2, FeaturesMatchReferenceNetwork) {
 TEST(Dinov2, LoadErrorsAreOneLineNamingTheFile) {
   NEED_REFERENCES();
   auto dir = test::temp_dir("dinov2_errors");
-  expect_one_line_naming(load_error(dir + "/absent.pt"), dir + "/absent.pt");
+  expect_one_line_naming(test::dinov2_load_error(dir + "/absent.pt"), dir + "/absent.pt");
   const auto junk = dir + "/junk.pt";
   std::ofstream(junk) << "not a TorchScript archive\n";
-  expect_one_line_naming(load_error(junk), junk);
+  expect_one_line_naming(test::dinov2_load_error(junk), junk);
   const auto bad = R.dir + "/bad_shape.pt";
-  const auto msg = load_error(bad);
+  const auto msg = test::dinov2_load_error(bad);
   expect_one_line_naming(msg, bad);
   EXPECT_NE(msg.find("(1, D)"), std::string::npos) << msg;
 }

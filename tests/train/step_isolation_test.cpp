@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text.h"
 #include "gan/train/grad_sync.h"
 #include "gan/train/steps.h"
 #include "gan/train/train_state.h"
@@ -71,10 +72,6 @@ std::string joined(const std::set<std::string>& keys) {
   std::string s;
   for (const auto& k : keys) s += k + " ";
   return s;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Every spectral-norm layer of `net`: its u buffer's name and its weight.
