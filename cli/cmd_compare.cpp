@@ -18,8 +18,8 @@ FieldTable<CompareConfig> compare_fields() {
       member_field(int_field("steps", "Training steps per run (0: each config's own)", at_least(0)), &C::steps),
       member_field(int_field("seeds", "Runs per config (seeds 0..S-1)", at_least(1)), &C::seeds),
       member_field(required(string_field("out", "Results directory (run dirs, results.md/csv, plots)")), &C::out),
-      member_field(int_field("eval_every", "Steps between evaluations (0: off; -1: steps/5, or the config's own "
-                                           "without --steps)",
+      member_field(int_field("eval_every", "Steps between evaluations, plus one at the last step (0: none at all; "
+                                           "-1: steps/5, or the config's own without --steps)",
                              at_least(-1)),
                    &C::eval_every),
       member_field(int_field("eval_n", "Images per evaluation (0: config's own)", at_least(0)), &C::eval_n),

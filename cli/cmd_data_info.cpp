@@ -5,6 +5,7 @@
 #include "cli/data_options.h"
 #include "cli/field_options.h"
 #include "data/data_info.h"
+#include "data/formats.h"
 
 namespace hamgan::cli {
 static CommandRegistrar data_info_registrar("data-info", [](CLI::App& root) {
@@ -12,7 +13,7 @@ static CommandRegistrar data_info_registrar("data-info", [](CLI::App& root) {
   auto cfg = std::make_shared<C>();
   auto* sub = root.add_subcommand("data-info", "Print what a dataset holds and write a PNG grid of examples");
   add_config_file_option(sub);
-  add_argument(sub, "src,--src", cfg->source.path, "IDX folder, image folder or .hdf5 file", false);
+  add_argument(sub, "src,--src", cfg->source.path, "Dataset: " + dataset_format_list(), false);
   const FieldTable<C> own = {
       member_field(string_field("grid", "PNG grid to write (a row per class); empty: none"), &C::grid),
       member_field(int_field("per_class", "Examples per row", between(1, 100)), &C::per_class),

@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/data_options.h"
 #include "cli/field_options.h"
+#include "data/formats.h"
 #include "data/image_transform.h"
 #include "data/prepare.h"
 
@@ -25,18 +26,33 @@ FieldCheck seed_range() {
   };
 }
 
+// auto, then each format prepare writes (data/formats.h).
+std::vector<std::string> format_choices() {
+  std::vector<std::string> choices = {"auto"};
+  for (const DatasetFormat& f : kDatasetFormats)
+    if (f.prepare_key) choices.push_back(f.prepare_key);
+  return choices;
+}
+
+// What each --format value means.
+std::string format_help() {
+  std::string help = "auto (zip for an --output ending .zip, else hdf5)";
+  for (const DatasetFormat& f : kDatasetFormats)
+    if (f.prepare_key) help += std::string(", ") + f.prepare_key + " (" + f.what + ")";
+  return help;
+}
+
 FieldTable<PrepareConfig> prepare_fields() {
   using C = PrepareConfig;
   const FieldTable<C> own = {
-      make_field<C>(string_field("input", "IDX folder, image folder (root/<class>/*.jpg|png), .hdf5 or .zip file"),
+      make_field<C>(string_field("input", "Dataset: " + dataset_format_list()),
                     [](const C& c) { return c.source.path; }, [](C& c, const std::string& s) { c.source.path = s; }),
-      member_field(required(string_field("output", "HDF5 or ZIP file to write (replaced atomically)")), &C::output),
+      member_field(
+          required(string_field("output", "File to write: " + prepare_output_list() + " (replaced atomically)")),
+          &C::output),
   };
   const FieldTable<C> rest = {
-      member_field(choice_field("format", {"auto", "hdf5", "zip"},
-                                "auto (zip for an --output ending .zip, else hdf5), hdf5 (BigGAN layout) or zip "
-                                "(StyleGAN/EDM dataset_tool layout)"),
-                   &C::format),
+      member_field(choice_field("format", format_choices(), format_help()), &C::format),
       make_field<C>(choice_field("transform", transform_names(),
                                  "Image folders and ZIP: default (folders: BigGAN's centre crop + bilinear; ZIP: as "
                                  "stored), center-crop-biggan, or center-crop-dhariwal (ADM's box halving + bicubic)"),
@@ -60,7 +76,7 @@ FieldTable<PrepareConfig> prepare_fields() {
 static CommandRegistrar prepare_registrar("prepare", [](CLI::App& root) {
   auto cfg = std::make_shared<PrepareConfig>();
   auto* sub = root.add_subcommand(
-      "prepare", "Convert IDX, an image folder, HDF5 or ZIP to a BigGAN-layout HDF5 file or a dataset_tool ZIP");
+      "prepare", "Convert a dataset (" + dataset_format_list() + ") to " + prepare_output_list());
   add_config_file_option(sub);
   add_field_options(sub, prepare_fields(), *cfg, "Options");
   on_run(sub, [cfg] { prepare_dataset(*cfg); });

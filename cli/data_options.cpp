@@ -6,10 +6,13 @@ const FieldTable<DatasetSpec>& dataset_option_fields() {
   using D = DatasetSpec;
   static const FieldTable<DatasetSpec> table = {
       member_field(choice_field("split", {"train", "test"}, "IDX split: train or test"), &D::split),
-      member_field(int_field("size", "Image side for IDX (padded) and image folders (crop+resize); HDF5 keeps its own",
+      member_field(int_field("size",
+                             "Image side for IDX (padded), image folders (crop+resize) and ZIP with --transform; "
+                             "HDF5 and ZIP otherwise keep their own",
                              between(1, 4096)),
                    &D::size),
-      member_field(int_field("channels", "0: the source's own (IDX 1, folders 3, HDF5 as stored); 1 or 3 converts",
+      member_field(int_field("channels",
+                             "0: the source's own (IDX 1, folders 3, HDF5 and ZIP as stored); 1 or 3 converts",
                              one_of({0, 1, 3})),
                    &D::channels),
       member_field(flag_field("idx_resize",

@@ -1,7 +1,6 @@
 #pragma once
 // Datasets yield (uint8 C×H×W image, int64 label) and know their class count.
-// Formats: IDX gzip (MNIST/Fashion-MNIST), image folders in ImageNet train
-// layout, HDF5 in BigGAN-PyTorch's layout (`imgs` N×3×H×W uint8, `labels` N int64).
+// The formats and how each is recognised: kDatasetFormats in data/formats.h.
 #include <torch/torch.h>
 
 #include <memory>
@@ -50,7 +49,7 @@ class Dataset {
 };
 
 struct DatasetSpec {
-  std::string path = kDefaultFashionMnistDir;  // IDX dir, image folder, .hdf5 or .zip file
+  std::string path = kDefaultFashionMnistDir;  // any format of data/formats.h
   std::string split = "train";                 // IDX: train | test
   int64_t size = 32;       // target side for IDX (padded/resized) and image folders
   int64_t channels = 0;    // 0: the source's own (IDX 1, folders/HDF5 3); 1 or 3 converts

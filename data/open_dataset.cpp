@@ -38,8 +38,7 @@ std::shared_ptr<Dataset> open_dataset(const DatasetSpec& spec) {
   } else if (ext == ".zip" || looks_like_zip(spec.path)) {
     ds = open_zip_dataset(spec);
   } else {
-    throw DataError(spec.path +
-                    ": not a dataset (expected an HDF5 file, a ZIP archive, an IDX folder or an image folder)");
+    throw DataError(spec.path + ": not a dataset (expected " + dataset_format_list() + ")");
   }
   return with_channels(std::move(ds), spec.channels);
 }

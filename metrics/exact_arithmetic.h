@@ -1,6 +1,6 @@
 #pragma once
 // The arithmetic every metric is computed in, whatever the training's math
-// mode: `tf32` and `bf16` runs set TF32 process-wide (gan/train/precision.h),
+// mode: `tf32` and `bf16` runs set TF32 process-wide (gan/step/precision.h),
 // and an Inception or a generator run in TF32 gives another FID than the same
 // checkpoint evaluated in fp32, while the protocol stamp would not say so.
 // Inside the scope: TF32 off for cuBLAS and cuDNN, float32 matmuls at

@@ -9,6 +9,7 @@
 #include "modules/attention.h"
 #include "modules/builtin_blocks.h"
 #include "modules/context_block.h"
+#include "modules/context_block_options.h"
 #include "modules/ea_block.h"
 #include "modules/ham_block.h"
 
@@ -65,6 +66,17 @@ std::vector<FieldSpec> context_block_option_fields() {
   std::vector<FieldSpec> fields;
   for (const auto& e : r.entries) fields.insert(fields.end(), e.options.begin(), e.options.end());
   return fields;
+}
+
+std::vector<FieldSpec> context_block_option_fields(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& e : r.entries) {
+    if (e.name == name) return e.options;
+    names.push_back(e.name);
+  }
+  throw ModelError("unknown context block '" + name + "'; registered: " + join(names));
 }
 
 void register_context_block(const std::string& name, ContextBlockFactory factory, std::vector<FieldSpec> options,

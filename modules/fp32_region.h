@@ -1,6 +1,6 @@
 #pragma once
 // Arithmetic that must stay float32 when the caller runs under bf16/fp16 autocast
-// (gan/train/precision.h): the Hamburger's decomposition (ε = 1e-6 underflows in
+// (gan/step/precision.h): the Hamburger's decomposition (ε = 1e-6 underflows in
 // bf16's 8-bit mantissa next to O(1) values), spectral norm's power iteration and σ,
 // batch-norm statistics and softmaxes. Outside autocast both are no-ops.
 #include <ATen/autocast_mode.h>

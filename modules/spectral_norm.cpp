@@ -131,9 +131,11 @@ SNEmbeddingImpl::SNEmbeddingImpl(int64_t num_embeddings_, int64_t embedding_dim_
     throw ModelError("SNEmbedding: sizes must be positive (got classes=" + std::to_string(num_embeddings) +
                      ", dim=" + std::to_string(embedding_dim) + ")");
   weight = register_parameter("weight", torch::empty({num_embeddings, embedding_dim}));
-  // TF normalises the transposed table (dim × classes) with u over its
-  // columns, i.e. u has one entry per class; viewing our (classes × dim)
-  // table as (out, in) gives exactly that iteration.
+  // Viewed as (out, in) = (classes × dim), so u has one entry per class. TF
+  // normalises the transposed table (dim × classes): its u has one entry per
+  // embedding dimension and its v one per class, so our u is TF's v. Both run
+  // the same power iteration, storing opposite ends of it; σ and the normalised
+  // table agree once it has converged.
   u = register_buffer("u", make_u(num_embeddings));
   reset_parameters();
 }

@@ -22,14 +22,15 @@ ALLOWED = {
     "gan/checkpoint": ["core", "data", "modules", "gan/model"],
     "gan/sample": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint"],
     "gan/eval": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/report"],
+    "gan/step": ["core", "data", "modules", "gan/model", "gan/checkpoint"],
     "gan/train": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
-                  "gan/report"],
+                  "gan/report", "gan/step"],
     "gan/interop": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
-                    "gan/report", "gan/train"],
+                    "gan/report", "gan/step", "gan/train"],
     "experiments": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
-                    "gan/report", "gan/train"],
+                    "gan/report", "gan/step", "gan/train"],
     "cli": ["core", "data", "modules", "metrics", "gan/model", "gan/checkpoint", "gan/sample", "gan/eval",
-            "gan/report", "gan/train", "gan/interop", "experiments"],
+            "gan/report", "gan/step", "gan/train", "gan/interop", "experiments"],
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Citations of documents outside the repository: a section sign followed by a number, the names of

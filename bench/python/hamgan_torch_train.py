@@ -1,4 +1,4 @@
-"""The trainer's step functions (gan/train/steps.cpp) in PyTorch eager Python, for bench/python/train_step.py:
+"""The trainer's step functions (gan/step/steps.cpp) in PyTorch eager Python, for bench/python/train_step.py:
 the losses, the precision modes, and G, D, G_ema (the hamgan package's networks) with their Adam optimisers,
 stepped as the library steps them."""
 import torch
@@ -18,7 +18,7 @@ def g_loss_fn(kind, fake):
 
 
 def resolve_precision(name, device):
-    """The `precision` key's modes (gan/train/precision.cpp): auto is tf32 on CUDA, fp32 elsewhere."""
+    """The `precision` key's modes (gan/step/precision.cpp): auto is tf32 on CUDA, fp32 elsewhere."""
     if name == "auto":
         name = "tf32" if device.type == "cuda" else "fp32"
     if device.type == "cuda":

@@ -100,8 +100,9 @@ CheckpointReader::CheckpointReader(const std::string& path, torch::Device device
   if (v > kCheckpointFormatVersion)
     throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is newer than this hamgan reads (" +
                           std::to_string(kCheckpointFormatVersion) + "); update hamgan");
-  if (v < kCheckpointFormatVersion)
+  if (v < kOldestCheckpointFormatVersion)
     throw CheckpointError(path + ": checkpoint format " + std::to_string(v) + " is older than this hamgan reads (" +
+                          std::to_string(kOldestCheckpointFormatVersion) + " to " +
                           std::to_string(kCheckpointFormatVersion) + "); use the hamgan version that wrote it");
   if (marker_holds_size_only(path) && has(kDigestInMarkerKey))
     throw CheckpointError(completeness_marker_path(path) + ": damaged completeness marker (it records no SHA-256, "

@@ -16,7 +16,10 @@
 namespace hamgan {
 
 // 2: the per-run noise stream, best score, run identity and every CUDA device's RNG state.
-inline constexpr int64_t kCheckpointFormatVersion = 2;
+// 3: the objective's state under its components' names ("objective_lecam", ...); an older
+// binary would not find it there, so it refuses these files. Format 2 files still load.
+inline constexpr int64_t kCheckpointFormatVersion = 3;
+inline constexpr int64_t kOldestCheckpointFormatVersion = 2;
 // Present (1) in files whose completeness marker records their SHA-256.
 inline constexpr const char* kDigestInMarkerKey = "digest_in_marker";
 

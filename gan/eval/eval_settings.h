@@ -22,8 +22,7 @@ struct EvalSettings {
   int64_t resolution = 32, image_channels = 1;
   int64_t num_classes = 10;         // the model's: a classifier for the classifier metrics must have as many
   int64_t n = 1000;                 // generated images per evaluation
-  int64_t standing_stats = 16;      // batches for G's BN statistics; 0 = stored moving averages
-  int64_t standing_batch_size = 64;
+  int64_t standing_stats = 16;      // batches of kStandingBatchSize for G's BN statistics; 0 = stored moving averages
   uint64_t seed = 0;                // fixes z for every evaluation of a run
 };
 

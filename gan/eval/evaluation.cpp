@@ -143,7 +143,7 @@ EvalResult Evaluator::evaluate(Generator& g, const EvalShards& shards, int64_t s
   // Standing statistics on the weights being evaluated; training carries on with the stored buffers.
   const bool was_training = g->is_training();
   BufferSnapshot keep_buffers(*g);
-  accumulate_standing_stats(g, s.standing_stats, s.standing_batch_size,
+  accumulate_standing_stats(g, s.standing_stats, kStandingBatchSize,
                             derived_seed(s.seed, SeedPurpose::kEvalStandingStats));
   // The same z for every evaluation of a run, so the curve shows the generator changing, not the noise.
   const int64_t n = std::max<int64_t>(sample_count > 0 ? sample_count : s.n, 2);

@@ -13,7 +13,7 @@
 #include "gan/interop/generator_tensors.h"
 #include "gan/interop/import_checks.h"
 #include "gan/report/provenance.h"
-#include "gan/train/ema.h"
+#include "gan/step/ema.h"
 #include "gan/train/train_state.h"
 
 namespace hamgan {

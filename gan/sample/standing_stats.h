@@ -18,7 +18,10 @@ namespace hamgan {
 
 // Batches used when a command does not say otherwise (BigGAN-PyTorch uses 16).
 constexpr int64_t kDefaultStandingBatches = 16;
-// Images per pass when sampling from a checkpoint (the training batch is not stored in it).
+// Images per pass, everywhere: the grids and the evaluation during training,
+// `hamgan sample`, `fid` on a checkpoint and `export`. A checkpoint does not store
+// the training batch, and batch statistics depend on the batch's size, so one
+// fixed size is what lets those commands reproduce the numbers a run logged.
 constexpr int64_t kStandingBatchSize = 64;
 
 // Replaces g's BN running statistics; batches 0 leaves them as they are. The

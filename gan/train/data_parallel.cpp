@@ -5,7 +5,7 @@
 #include "core/device.h"
 #include "core/rng.h"
 #include "core/threads.h"
-#include "gan/train/bucketed_grad_sync.h"
+#include "gan/step/bucketed_grad_sync.h"
 #include "modules/conditional_bn.h"
 
 namespace hamgan {

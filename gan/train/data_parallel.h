@@ -13,8 +13,8 @@
 
 #include "core/cuda_probe.h"
 #include "core/distributed/communicator.h"
-#include "gan/train/grad_sync.h"
-#include "gan/train/steps.h"
+#include "gan/step/grad_sync.h"
+#include "gan/step/steps.h"
 #include "gan/train/train_state.h"
 
 namespace hamgan {

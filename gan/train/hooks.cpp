@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "core/schedule.h"
 #include "gan/checkpoint/run_dir.h"
 #include "gan/train/data_parallel.h"
 
@@ -93,7 +94,7 @@ void write_checkpoint(TrainState& state, RunContext& run, Communicator& comm, bo
   const std::string name = best ? kBestCheckpointName : checkpoint_file_name(state.step);
   const std::string path = (fs::path(dir) / name).string();
   gather_noise_states(comm, state);
-  state.recipe.gather(comm);
+  state.objective.gather(comm);
   comm.barrier("the barrier before a checkpoint");
   std::string failure;
   if (run.main) {
@@ -149,7 +150,7 @@ class LogHook final : public TrainHook {
   void after_step(TrainState& state, RunContext& run) override {
     ++steps_;
     if (run.bar) run.bar->advance();
-    if (state.step % s_.every != 0 && !run.last_step(state)) return;
+    if (!due(state.step, s_.every, run.last_step(state))) return;
     const StepValues v = read_step_values(state, run, *run.comm);
     run.stats.clear();
     if (v.steps == 0) return;  // every update since the last row was skipped as non-finite
@@ -165,10 +166,7 @@ class LogHook final : public TrainHook {
                      {"d_real", v.d_real}, {"d_fake", v.d_fake},
                      {"g_lr", s_.g_lr},    {"d_lr", s_.d_lr},
                      {"it_per_s", its},    {"img_per_s", its * static_cast<double>(s_.images_per_step)}};
-    if (const AdaController* ada = state.recipe.ada()) {  // p and the heuristic it follows
-      row.push_back({"ada_p", ada->p()});
-      if (!std::isnan(ada->last_overfitting())) row.push_back({"ada_rt", ada->last_overfitting()});
-    }
+    state.objective.log(row);  // ADA's p and what the terms report
     if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);
@@ -189,7 +187,7 @@ class CheckpointHook final : public TrainHook {
  public:
   explicit CheckpointHook(const CheckpointSettings& s) : every_(s.every) {}
   void after_step(TrainState& state, RunContext& run) override {
-    if ((every_ > 0 && state.step % every_ == 0) || run.stopping || run.last_step(state))
+    if (due(state.step, every_, run.last_step(state)) || run.stopping)
       save_checkpoint(state, run);
   }
 

@@ -61,23 +61,24 @@ class TrainHook {
 };
 using TrainHooks = std::vector<std::unique_ptr<TrainHook>>;
 
-// Each hook's own settings, derived from the run's config once (open_run).
+// Each hook's own settings, derived from the run's config once (open_run). Every
+// interval follows core/schedule.h: at each multiple of `every` and at the last step.
 struct LogSettings {
   int64_t every = 50;
   double g_lr = 0, d_lr = 0;      // logged with every row
   int64_t images_per_step = 0;    // batch_size · d_steps, for img_per_s
 };
 struct CheckpointSettings {
-  int64_t every = 1000;  // 0: only at the last step and when stopping
+  int64_t every = 1000;  // 0: only at the last step (and, as always, when stopping)
 };
 struct GridSettings {
   int64_t every = 1000;  // 0: only at the last step
   int64_t num_classes = 10, z_dim = 128;
   uint64_t seed = 0;
-  int64_t standing_stats = 0, standing_batch_size = 64;  // G's BN statistics before each grid
+  int64_t standing_stats = 0;  // batches of kStandingBatchSize for G's BN statistics before each grid
 };
 struct EvalHookSettings {
-  int64_t every = 0;
+  int64_t every = 0;        // 0: no evaluation at all, not even at the last step
   int64_t final_n = 0;      // samples at the last step (0: the evaluator's n)
   std::string best_metric;  // "" = no best checkpoint
   EvalShards shards;        // this rank's share of each evaluation

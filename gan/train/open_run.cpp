@@ -11,6 +11,7 @@
 #include "gan/train/owed_hooks.h"
 #include "gan/train/resume_check.h"
 #include "gan/train/run_setup.h"
+#include "gan/train/step_settings.h"
 
 namespace hamgan {
 namespace {
@@ -44,7 +45,6 @@ HookSettings hook_settings(const TrainConfig& cfg, const std::shared_ptr<Communi
   s.grid.z_dim = cfg.model.z_dim;
   s.grid.seed = cfg.seed;
   s.grid.standing_stats = cfg.standing_stats;
-  s.grid.standing_batch_size = cfg.batch_size;
   s.eval.every = cfg.eval_every;
   s.eval.final_n = cfg.eval_final_n;
   s.eval.best_metric = resolved_best_metric(cfg);
@@ -132,8 +132,7 @@ std::unique_ptr<OpenRun> open_run(const TrainConfig& cfg, TrainHooks extra_hooks
   r.standard_hooks = standard_hooks(hook_settings(cfg, r.comm), r.evaluator);
   r.step = step_config(cfg, cfg.batch_size / world, precision);
   if (global_noise) {
-    r.step.noise_slice = rank;
-    r.step.noise_slices = world;
+    r.step.slice = BatchSlice{rank, world};
   }
   r.ema = EmaSchedule{cfg.ema_decay, cfg.ema_start};
   r.share_rank0_buffers = !cfg.sync_bn;

@@ -12,7 +12,7 @@
 #include "gan/checkpoint/run_dir.h"
 #include "gan/eval/eval_extractors.h"
 #include "gan/report/provenance.h"
-#include "gan/train/precision.h"
+#include "gan/step/precision.h"
 #include "gan/train/resume_check.h"
 #include "core/rng.h"
 #include "data/dataset_checks.h"
@@ -100,7 +100,6 @@ EvalSettings eval_settings(const TrainConfig& c) {
   s.num_classes = c.model.num_classes;
   s.n = c.eval_n;
   s.standing_stats = c.standing_stats;
-  s.standing_batch_size = kStandingBatchSize;  // as `hamgan sample` and `hamgan fid`, so they reproduce the logged numbers
   s.seed = c.seed;
   return s;
 }

@@ -11,7 +11,7 @@
 #include "data/dataset.h"
 #include "data/loader.h"
 #include "gan/eval/evaluation.h"
-#include "gan/train/precision.h"
+#include "gan/step/precision.h"
 #include "gan/train/resume_check.h"
 #include "gan/train/train_config.h"
 #include "gan/train/train_state.h"

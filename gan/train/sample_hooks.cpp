@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/rng.h"
+#include "core/schedule.h"
 #include "core/seeds.h"
 #include "core/stop_signal.h"
 #include "data/image_io.h"
@@ -40,8 +41,7 @@ class GridHook final : public TrainHook {
   }
 
   void after_step(TrainState& state, RunContext& run) override {
-    if (!run.main || (run.stopping && !run.last_step(state)) ||
-        (!(s_.every > 0 && state.step % s_.every == 0) && !run.last_step(state)))
+    if (!run.main || (run.stopping && !run.last_step(state)) || !due(state.step, s_.every, run.last_step(state)))
       return;
     std::optional<StopDeferral> owed;  // the last step's grid is owed even when a stop has arrived
     if (run.last_step(state)) owed.emplace();
@@ -52,7 +52,7 @@ class GridHook final : public TrainHook {
     try {
       LocalBatchStatsScope this_rank_only(*g);  // rank 0 draws the grid alone
       BufferSnapshot keep_buffers(*g);
-      accumulate_standing_stats(g, s_.standing_stats, s_.standing_batch_size,
+      accumulate_standing_stats(g, s_.standing_stats, kStandingBatchSize,
                                 derived_seed(s_.seed, SeedPurpose::kGridStandingStats));
       images = generate(g, z_, y_, 128);
     } catch (const Interrupted&) {
@@ -92,9 +92,9 @@ class EvalHook final : public TrainHook {
       : s_(s), evaluator_(std::move(evaluator)) {}
 
   void after_step(TrainState& state, RunContext& run) override {
-    if ((run.stopping && !run.last_step(state)) || s_.every <= 0 ||
-        (state.step % s_.every != 0 && !run.last_step(state)))
-      return;
+    // eval_every = 0 turns evaluation off, the last step's included.
+    const bool last = s_.every > 0 && run.last_step(state);
+    if ((run.stopping && !run.last_step(state)) || !due(state.step, s_.every, last)) return;
     // The last step's evaluation (and best.pt) is owed even when a stop has arrived; a second stop ends it.
     std::optional<StopDeferral> owed;
     if (run.last_step(state)) owed.emplace();

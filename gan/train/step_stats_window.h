@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/distributed/communicator.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
 
 namespace hamgan {
 

@@ -12,9 +12,9 @@
 #include "core/stage_timer.h"
 #include "core/threads.h"
 #include "gan/report/provenance.h"
-#include "gan/train/ema.h"
+#include "gan/step/ema.h"
 #include "gan/train/run_setup.h"
-#include "gan/train/steps.h"
+#include "gan/train/step_settings.h"
 #include "modules/memory_meter.h"
 
 namespace hamgan {

@@ -2,7 +2,7 @@
 // `hamgan bench train`: training speed of one config. Builds the config's
 // TrainState, runs warm-up steps, then times `steps` training steps made of the
 // trainer's own d_step / g_step / ema_step, split into phases at the step
-// functions' seam (PhaseMarks, gan/train/steps.h). With `profile`, as many steps
+// functions' seam (PhaseMarks, gan/step/steps.h). With `profile`, as many steps
 // again count the ATen kernels and host synchronisation points of each phase
 // (core/op_counter.h).
 #include <array>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/op_counter.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {

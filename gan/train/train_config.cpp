@@ -7,6 +7,7 @@
 
 #include "core/device.h"
 #include "core/errors.h"
+#include "data/formats.h"
 #include "gan/eval/evaluation.h"
 
 namespace hamgan {
@@ -56,7 +57,7 @@ const FieldTable<TrainConfig>& train_config_fields() {
                        kNotCompared = ResumeRule::kNotCompared;
   static const FieldTable<TrainConfig> table = concat_fields<TrainConfig>({
       // data
-      member_field(string_field("dataset", "IDX directory, image folder or .hdf5 file", not_empty()), &T::dataset)
+      member_field(string_field("dataset", "Dataset: " + dataset_format_list(), not_empty()), &T::dataset)
           .on_resume(kMust),
       enum_field("dataset_split", dataset_split_names(), "IDX split", &T::dataset_split).on_resume(kMust),
       member_field(float_field("dataset_fraction", "Train on this fixed, class-balanced fraction of the data "
@@ -109,14 +110,21 @@ const FieldTable<TrainConfig>& train_config_fields() {
           .on_resume(kMay),
       member_field(string_field("run_dir", "Run directory (default runs/<config name>)", not_empty()), &T::run_dir)
           .on_resume(kNotCompared),
-      member_field(int_field("log_every", "Steps between metrics rows", at_least(1)), &T::log_every).on_resume(kMay),
-      member_field(int_field("sample_every", "Steps between sample grids (0: end only)", at_least(0)),
+      // Intervals (core/schedule.h): at each multiple, and at the last step.
+      member_field(int_field("log_every", "Steps between metrics rows, plus one at the last step", at_least(1)),
+                   &T::log_every).on_resume(kMay),
+      member_field(int_field("sample_every", "Steps between sample grids, plus one at the last step (0: that one only)",
+                             at_least(0)),
                    &T::sample_every).on_resume(kMay),
-      member_field(int_field("checkpoint_every", "Steps between checkpoints (0: end only)", at_least(0)),
+      member_field(int_field("checkpoint_every",
+                             "Steps between checkpoints, plus one at the last step and on a stop (0: those only)",
+                             at_least(0)),
                    &T::checkpoint_every).on_resume(kMay),
       member_field(int_field("keep_checkpoints", "Newest checkpoint files kept", at_least(1)), &T::keep_checkpoints)
           .on_resume(kMay),
-      member_field(int_field("eval_every", "Steps between evaluations (0: off)", at_least(0)), &T::eval_every)
+      member_field(int_field("eval_every", "Steps between evaluations, plus one at the last step (0: none at all)",
+                             at_least(0)),
+                   &T::eval_every)
           .on_resume(kMay),
       member_field(int_field("eval_n", "Generated images per evaluation", at_least(1)), &T::eval_n).on_resume(kMay),
       member_field(int_field("eval_final_n", "Generated images for the evaluation at the last step (0: eval_n)",
@@ -146,8 +154,9 @@ const FieldTable<TrainConfig>& train_config_fields() {
                    &T::best_metric)
           .on_resume(kMay),
       member_field(int_field("standing_stats",
-                             "Batches to recompute G's BN statistics over before grids and evaluation "
-                             "(0: stored moving averages)",
+                             "Batches of " + std::to_string(kStandingBatchSize) +
+                                 " images to recompute G's BN statistics over before grids and evaluation "
+                                 "(0: stored moving averages)",
                              at_least(0)),
                    &T::standing_stats).on_resume(kMay),
       member_field(string_field("classifier", "Fashion-MNIST classifier for evaluation (built if missing)"),

@@ -11,9 +11,9 @@
 #include "core/config_fields.h"
 #include "data/loader.h"
 #include "core/distributed/communicator.h"
-#include "gan/train/losses.h"
-#include "gan/train/precision.h"
-#include "gan/train/recipe_config.h"
+#include "gan/step/losses.h"
+#include "gan/step/precision.h"
+#include "gan/step/recipe_config.h"
 #include "gan/model/model_config.h"
 #include "gan/sample/standing_stats.h"
 #include "metrics/dinov2_preprocess.h"
@@ -43,7 +43,7 @@ const EnumNames<ResumeMode>& resume_mode_names();  // false, true, auto
 struct TrainConfig {
   ModelConfig model;
   // data
-  std::string dataset = kDefaultFashionMnistDir;  // IDX directory, image folder or .hdf5 file
+  std::string dataset = kDefaultFashionMnistDir;  // any format of data/formats.h
   DatasetSplit dataset_split = DatasetSplit::kTrain;  // IDX split
   double dataset_fraction = 1;                    // a fixed, class-balanced subset (data/subset_dataset.h)
   bool flip = false;                              // random horizontal flips (TF-GAN: none)
@@ -98,8 +98,8 @@ struct TrainConfig {
   // The metric whose best value keeps checkpoints/best.pt: auto = fid_inception when
   // evaluated, else fid_classifier; none = no best checkpoint.
   std::string best_metric = "auto";
-  // Batches over which G's BN statistics are recomputed before grids and evaluation
-  // (gan/standing_stats.h); 0 = the stored moving averages.
+  // Batches of kStandingBatchSize images over which G's BN statistics are recomputed
+  // before grids and evaluation (gan/sample/standing_stats.h); 0 = the stored moving averages.
   int64_t standing_stats = kDefaultStandingBatches;
   std::string classifier = "runs/classifier/fmnist_classifier.pt";  // for evaluation (Fashion-MNIST)
   bool tensorboard = true;           // write TensorBoard event files into run_dir

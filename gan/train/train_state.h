@@ -1,9 +1,11 @@
 #pragma once
-// Everything a resume needs, in one object that saves and loads itself: G, D,
-// G_ema, both Adam optimisers, the step, the data loader's position, the global
-// RNG states (the Hamburger's random bases draw from them), the per-run noise
-// stream for z and fake labels, the best evaluation score so far and the run's
-// identity. One checkpoint file holds one TrainState (gan/checkpoint/archive.h).
+// Everything a resume needs, in one object that saves and loads itself: the step's
+// state (gan/step/step_state.h: G, D, G_ema, both Adam optimisers, the objective's
+// state, the noise stream for z and fake labels, the step) plus the run's own: the
+// data loader's position, the global RNG states (the Hamburger's random bases draw
+// from them), the best evaluation score so far, the run's identity and every rank's
+// rows. One checkpoint file holds one TrainState (gan/checkpoint/archive.h), saved
+// component by component under fixed names (train_state.cpp).
 //
 // Two random streams, on purpose: the weights are initialised from the global
 // generator seeded with `seed` (identical on every rank of a data-parallel
@@ -12,20 +14,13 @@
 #include <torch/torch.h>
 
 #include <limits>
-#include <memory>
 #include <string>
 
 #include "data/loader.h"
-#include "gan/model/discriminator.h"
-#include "gan/model/generator.h"
-#include "gan/train/ema.h"
-#include "gan/train/fused_adam.h"
-#include "gan/train/recipe_state.h"
+#include "gan/step/step_state.h"
 #include "gan/train/train_config.h"
 
 namespace hamgan {
-
-class CheckpointReader;
 
 struct BestScore {
   std::string metric;  // e.g. "fid_classifier"; "" until an evaluation ran
@@ -38,7 +33,7 @@ struct BestScore {
 // the TrainState, so the weights depend on the seed alone.
 void seed_initial_weights(uint64_t seed);
 
-class TrainState {
+class TrainState : public StepState {
  public:
   // Fresh networks (weights drawn from the global generator as it stands: see
   // seed_initial_weights) and optimisers on `device`; G_ema starts as a copy of G
@@ -54,31 +49,18 @@ class TrainState {
   void save(const std::string& path);
   void load(const std::string& path);
 
-  // Learning rates of both optimisers (configured values win over stored ones on resume).
-  void set_learning_rates(double g_lr, double d_lr);
-  bool all_finite() const;  // every parameter of G and D
-
-  ModelConfig model;
-  torch::Device device;
-  Generator g{nullptr}, g_ema{nullptr};  // g_ema null without EMA
-  std::shared_ptr<EmaUpdater> ema_updater;  // G → G_ema tensor pairs, made at the first ema_step
-  Discriminator d{nullptr};
-  std::unique_ptr<FusedAdam> g_opt, d_opt;
-  int64_t step = 0;              // completed steps
   LoaderPosition data_position;  // where the loader continues
   // Whose noise stream this rank draws: its own rank's, or rank 0's for every
   // rank with noise_streams = "global" (each then keeps its slice of the draw).
   int64_t noise_rank = 0;
-  at::Generator noise;           // z and fake labels (CPU, so CPU and CUDA runs draw the same)
   BestScore best;
   std::string run_id;       // random at creation, kept across resumes
   std::string config_text;  // the resolved config the run was started with
-  // Data-parallel runs: the rank this state lives on (not saved), the world
-  // size recorded in checkpoints, and every rank's noise stream state (uint8
-  // (world_size, bytes), gathered before a checkpoint) so that each rank
-  // resumes its own stream. Undefined or one row: only this rank's stream is saved.
+  // Data-parallel runs: the rank this state lives on (not saved), and every
+  // rank's noise stream state (uint8 (world_size, bytes), gathered before a
+  // checkpoint) so that each rank resumes its own stream. Undefined or one row:
+  // only this rank's stream is saved. (world_size, the job's, is the step's.)
   int64_t rank = 0;
-  int64_t world_size = 1;
   uint64_t seed = 0;  // the run's seed (reseeds a noise stream the checkpoint lacks)
   torch::Tensor rank_noise_states;
   // The generator of this rank's device, whose stream the Hamburger's random
@@ -97,13 +79,6 @@ class TrainState {
   int64_t loaded_world_size = 1;
   bool noise_restored = true;
   bool device_rng_restored = false;
-  // ADA's p, LeCam's anchors (saved; declared after `device`, which it is built for).
-  RecipeState recipe;
-
- private:
-  // This rank's row of `all_key` (every rank's, same world size), or `own_key`
-  // where the file holds this rank's alone; undefined where it holds neither.
-  torch::Tensor own_row(CheckpointReader& r, const std::string& all_key, const std::string& own_key) const;
 };
 
 }  // namespace hamgan

@@ -5,7 +5,7 @@
 #include "core/stop_signal.h"
 #include "gan/train/data_parallel.h"
 #include "gan/train/open_run.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
 
 namespace hamgan {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // `hamgan train` (docs/training.md): open the run (gan/train/open_run.h), then
 // per step d_steps discriminator updates, one generator update and the EMA
-// update (gan/train/steps.h), then the hooks in the order gan/train/hooks.h
+// update (gan/step/steps.h), then the hooks in the order gan/train/hooks.h
 // gives. SIGINT/SIGTERM/SIGHUP/SIGUSR1 and the time limit checkpoint and stop;
 // a non-finite loss stops the run without touching the last good checkpoint.
 #include <string>

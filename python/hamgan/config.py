@@ -4,7 +4,6 @@ or from an experiment file, and written back in the same form."""
 import tomllib
 
 FORMAT, FORMAT_VERSION = "hamgan", "1"
-BLOCKS = ("none", "sa", "ylg", "ham", "sa_dense", "ea")
 INITS = ("xavier", "orthogonal", "n02")
 HAM_GRADIENT_ALIASES = {"one_step": "one-step", "onestep": "one-step"}  # accepted by ham_types.cpp too
 
@@ -14,8 +13,37 @@ def _at_least(lo):
 
 
 def _one_of(values):
-    return lambda v: None if v in values else "must be one of " + ", ".join(str(x) for x in values)
+    def check(v):
+        return None if v in values else "must be one of " + ", ".join(str(x) for x in values)
+    check.values = tuple(values)  # the choices, for tests/python/model_fields_check.py
+    return check
 
+
+# The context blocks in registry order (modules/context_registry.cpp): name -> ("module.Class" of the block
+# in this package, its option fields as (key, type, C++ default, check)). blocks.py builds from it;
+# `ctest -R PythonPackage.MirrorsModelFields` compares it with `hamgan model-info --fields_json`.
+BLOCK_TABLE = {
+    "none": ("attention.NoneBlock", []),
+    "sa": ("attention.SelfAttention", []),
+    "ylg": ("ylg.YLGAttention", []),
+    "ham": ("ham.HamBlock", [
+        ("ham_type", str, "nmf", _one_of(("nmf", "vq", "cd"))),
+        ("ham_train_steps", int, 6, _at_least(1)),
+        ("ham_eval_steps", int, 6, _at_least(1)),
+        ("ham_rank", int, 0, _at_least(0)),
+        ("ham_gradient", str, "one-step", _one_of(("one-step", "bptt"))),
+        ("ham_temperature", float, 0.0, _at_least(0)),
+        ("ham_beta", float, 0.01, lambda v: None if v > 0 else "must be > 0"),
+        ("ham_init", str, "random", _one_of(("random", "online"))),
+    ]),
+    "sa_dense": ("attention.DenseSelfAttention", []),
+    "ea": ("external_attention.ExternalAttention", [
+        ("ea_memory", int, 64, _at_least(1)),
+        ("ea_heads", int, 1, _at_least(1)),
+        ("ea_cbn", bool, True, lambda v: None),
+    ]),
+}
+BLOCKS = tuple(BLOCK_TABLE)
 
 # (key, type, C++ default, check) in model_config_fields() order: model keys, then the block options.
 FIELDS = [
@@ -29,18 +57,7 @@ FIELDS = [
     ("g_block", str, "none", _one_of(BLOCKS)),
     ("d_block", str, "none", _one_of(BLOCKS)),
     ("init", str, "xavier", _one_of(INITS)),
-    ("ham_type", str, "nmf", _one_of(("nmf", "vq", "cd"))),
-    ("ham_train_steps", int, 6, _at_least(1)),
-    ("ham_eval_steps", int, 6, _at_least(1)),
-    ("ham_rank", int, 0, _at_least(0)),
-    ("ham_gradient", str, "one-step", _one_of(("one-step", "bptt"))),
-    ("ham_temperature", float, 0.0, _at_least(0)),
-    ("ham_beta", float, 0.01, lambda v: None if v > 0 else "must be > 0"),
-    ("ham_init", str, "random", _one_of(("random", "online"))),
-    ("ea_memory", int, 64, _at_least(1)),
-    ("ea_heads", int, 1, _at_least(1)),
-    ("ea_cbn", bool, True, lambda v: None),
-]
+] + [field for _, options in BLOCK_TABLE.values() for field in options]
 KEYS = tuple(f[0] for f in FIELDS)
 DEFAULTS = {key: default for key, _, default, _ in FIELDS}
 

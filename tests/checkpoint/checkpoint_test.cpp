@@ -13,7 +13,7 @@
 #include "core/seeds.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/checkpoint/run_dir.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
 #include "gan/train/trainer.h"
 #include "tests/common/train_test_util.h"
 
@@ -60,6 +60,23 @@ TEST(Checkpoint, ANewerFormatIsRefusedNamingBothVersions) {
     EXPECT_NE(msg.find("format " + std::to_string(kCheckpointFormatVersion + 1)), std::string::npos) << msg;
     EXPECT_NE(msg.find("(" + std::to_string(kCheckpointFormatVersion) + ")"), std::string::npos) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST(Checkpoint, FormatsFromTheOldestReadOnAndOlderOnesAreRefused) {
+  const std::string dir = test::temp_dir("older");
+  for (int64_t v = kOldestCheckpointFormatVersion - 1; v <= kCheckpointFormatVersion; ++v) {
+    CheckpointWriter w(v);
+    w.put("step", int64_t{1});
+    w.save(dir + "/v" + std::to_string(v) + ".pt");
+  }
+  for (int64_t v = kOldestCheckpointFormatVersion; v <= kCheckpointFormatVersion; ++v)
+    EXPECT_EQ(CheckpointReader(dir + "/v" + std::to_string(v) + ".pt").get_int("step"), 1) << v;
+  try {
+    CheckpointReader r(dir + "/v" + std::to_string(kOldestCheckpointFormatVersion - 1) + ".pt");
+    FAIL() << "a format older than the oldest readable must be refused";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("is older than this hamgan reads"), std::string::npos) << e.what();
   }
 }
 

@@ -101,7 +101,9 @@ TEST(ProcessGroupSemantics, GradientBucketsDoNotBlockTheHost) {
   const auto t0 = Clock::now();
   auto pending = j.comm->all_reduce_sum_async(g, "D gradients");
   pending->wait();  // stream-ordered on NCCL: returns though the peer never answers
-  EXPECT_LT(seconds_since(t0), 5.0);
+  // Milliseconds measured; a wait that blocked would last the 20 s timeout. Half of it leaves a loaded
+  // machine's stalls room and still tells the two apart.
+  EXPECT_LT(seconds_since(t0), 10.0);
 }
 
 TEST(ProcessGroupSemantics, ASilentPeerEndsEachControlCollectiveNamingIt) {
@@ -117,7 +119,9 @@ TEST(ProcessGroupSemantics, ASilentPeerEndsEachControlCollectiveNamingIt) {
       EXPECT_EQ(std::string(e.what()), "distributed: rank 0: " + what +
                                            " failed: rank 1 stopped answering (no answer within 300 ms)");
     }
-    EXPECT_LT(seconds_since(t0), 10.0) << what;  // the timeout plus the heartbeat's staleness window
+    // The 300 ms timeout plus at most one staleness window and a beat: 5.3 s, and 0.3 s each measured.
+    // 30 s leaves a loaded machine room and is still a hundred times the timeout.
+    EXPECT_LT(seconds_since(t0), 30.0) << what;
   };
   expect_named([&] { j.comm->barrier("the checkpoint barrier"); }, "the checkpoint barrier");
   EXPECT_TRUE(j.backend->aborted->load());  // at the fault, so the rank's streams are free for its last save

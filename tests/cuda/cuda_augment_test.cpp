@@ -1,4 +1,4 @@
-// The augmentations D sees on CUDA (gan/train/augment.h, gan/train/ada.h): the
+// The augmentations D sees on CUDA (gan/step/augment.h, gan/step/ada.h): the
 // draws a CUDA run applies equal a CPU run's, the outputs agree, and drawing,
 // applying (forward and backward) and ADA's accumulation run under sync-debug
 // mode without a host synchronisation. Skipped without CUDA.
@@ -9,8 +9,8 @@
 #endif
 
 #include "core/device.h"
-#include "gan/train/ada.h"
-#include "gan/train/augment.h"
+#include "gan/step/ada.h"
+#include "gan/step/augment.h"
 #include "tests/common/cuda_test_util.h"
 
 namespace hamgan {

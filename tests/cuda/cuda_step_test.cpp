@@ -11,7 +11,8 @@
 
 #include "core/device.h"
 #include "core/distributed/communicator.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
+#include "gan/train/train_state.h"
 #include "tests/common/cuda_test_util.h"
 #include "tests/common/train_test_util.h"
 
@@ -58,7 +59,7 @@ TEST(CudaStep, TrainingStepsWithoutHostSynchronisation) {
   seed_initial_weights(c.seed);
   TrainState state(c, cuda);
   NoSync sync;
-  const StepConfig step{c.loss, c.d_steps, c.batch_size, Precision{}};
+  const StepConfig step{c.d_steps, c.batch_size, Precision{}};
   const Batch batch{torch::rand({c.batch_size, 1, 32, 32}).mul(2).sub(1).pin_memory(),
                     torch::randint(0, 10, {c.batch_size}, torch::kLong).pin_memory()};
   const BatchSource batches = [&] { return batch; };

@@ -7,7 +7,7 @@
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 
-#include "gan/train/precision.h"
+#include "gan/step/precision.h"
 #include "metrics/exact_arithmetic.h"
 #include "metrics/fid.h"
 #include "metrics/image_source.h"

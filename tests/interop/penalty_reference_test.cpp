@@ -16,7 +16,7 @@
 #include "core/text.h"
 #include "gan/interop/generator_tensors.h"
 #include "gan/model/discriminator.h"
-#include "gan/train/penalties.h"
+#include "gan/step/penalties.h"
 #include "modules/ham_block.h"
 #include "tests/common/python_reference.h"
 

@@ -12,8 +12,8 @@
 
 #include "core/distributed/communicator.h"
 #include "core/errors.h"
-#include "gan/train/bucketed_grad_sync.h"
-#include "gan/train/steps.h"
+#include "gan/step/bucketed_grad_sync.h"
+#include "gan/step/steps.h"
 #include "gan/train/trainer.h"
 #include "tests/common/train_test_util.h"
 
@@ -39,7 +39,7 @@ Batch fixed_batch(int64_t b) {
 }
 
 StepConfig step_config(const TrainConfig& c, int64_t accumulate) {
-  StepConfig s{c.loss, 1, c.batch_size, Precision{}};
+  StepConfig s{1, c.batch_size, Precision{}};
   s.accumulate = accumulate;
   return s;
 }

@@ -1,4 +1,4 @@
-// ADA's controller (gan/train/ada.h) on planted logits: p after each interval
+// ADA's controller (gan/step/ada.h) on planted logits: p after each interval
 // computed by hand from sign(r_t - target) * batch * interval / (kimg * 1000),
 // clamping to [0, 1], the state round trip, and no host read inside an interval.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "core/errors.h"
 #include "core/op_counter.h"
-#include "gan/train/ada.h"
+#include "gan/step/ada.h"
 
 namespace hamgan {
 namespace {

@@ -1,4 +1,4 @@
-// The augmentations D sees (gan/train/augment.h): outputs and input gradients against
+// The augmentations D sees (gan/step/augment.h): outputs and input gradients against
 // a Python reference written from DiffAugment's definitions
 // (tests/python/diffaugment_reference.py), the ranges the draws cover, p = 0 and p = 1,
 // slices of a batch-wide draw, the policy's names, and no host synchronisation.
@@ -9,7 +9,7 @@
 
 #include "core/errors.h"
 #include "core/op_counter.h"
-#include "gan/train/augment.h"
+#include "gan/step/augment.h"
 #include "metrics/npz.h"
 #include "tests/common/python_reference.h"
 #include "tests/common/train_test_util.h"

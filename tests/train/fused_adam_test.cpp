@@ -1,11 +1,11 @@
-// FusedAdam (gan/train/fused_adam.h) against LibTorch's own Adam, the update it
+// FusedAdam (gan/step/fused_adam.h) against LibTorch's own Adam, the update it
 // replaces: the same parameters, moments and step counts after several steps
 // with weight decay and TTUR-like betas; a skipped update changes nothing; the
 // step count survives a save (store_steps) and a load (load_steps).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "gan/train/fused_adam.h"
+#include "gan/step/fused_adam.h"
 
 namespace hamgan {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "core/distributed/process_group.h"
 #include "core/op_counter.h"
-#include "gan/train/bucketed_grad_sync.h"
+#include "gan/step/bucketed_grad_sync.h"
 #include "gan/train/data_parallel.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
 #include "gan/train/trainer.h"
 #include "tests/common/train_test_util.h"
 
@@ -84,7 +84,7 @@ TEST(HostSync, DataParallelStepsOverAnNcclLikeBackendReadNothingFromTheDevice) {
   TrainState state(c, torch::kCPU, 0, 2);
   BucketedGradSync sync(comm);
   attach_data_parallel(comm, sync, state, /*sync_bn=*/false);
-  StepConfig step{c.loss, c.d_steps, c.batch_size, Precision{}};
+  StepConfig step{c.d_steps, c.batch_size, Precision{}};
   step.skip_nonfinite = true;
   const Batch batch{torch::randint(0, 256, {c.batch_size, 1, 32, 32}, torch::kUInt8), torch::randint(0, 10, {c.batch_size}),
                     torch::rand({c.batch_size}) < 0.5};

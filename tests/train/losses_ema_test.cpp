@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "core/errors.h"
-#include "gan/train/ema.h"
-#include "gan/train/losses.h"
+#include "gan/step/ema.h"
+#include "gan/step/losses.h"
 
 namespace hamgan {
 namespace {

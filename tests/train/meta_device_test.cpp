@@ -10,7 +10,8 @@
 
 #include "gan/sample/sampler.h"
 #include "gan/sample/standing_stats.h"
-#include "gan/train/steps.h"
+#include "gan/step/steps.h"
+#include "gan/train/train_state.h"
 #include "tests/common/device_mix_watch.h"
 #include "tests/common/train_test_util.h"
 
@@ -54,7 +55,7 @@ TEST(MetaDevice, TrainingStepsStayOnTheModelsDevice) {
   TrainState& s = *r.state;
   ASSERT_TRUE(on_meta(*s.g) && on_meta(*s.d) && on_meta(*s.g_ema));
   NoSync sync;
-  StepConfig step{r.cfg.loss, r.cfg.d_steps, r.cfg.batch_size, Precision{}};
+  StepConfig step{r.cfg.d_steps, r.cfg.batch_size, Precision{}};
   // Real batches come from the loader on the CPU, as in a run: d_step moves them.
   const Batch batch{torch::randint(0, 256, {r.cfg.batch_size, 1, 32, 32}, torch::kUInt8),
                     torch::randint(0, 10, {r.cfg.batch_size}, torch::kLong), torch::rand({r.cfg.batch_size}) < 0.5};

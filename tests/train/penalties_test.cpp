@@ -1,4 +1,4 @@
-// The per-image squared input-gradient norms of R1/R2 (gan/train/penalties.h) against the closed form
+// The per-image squared input-gradient norms of R1/R2 (gan/step/penalties.h) against the closed form
 // of a critic whose gradient is known, their graph into the critic's weights, several inputs in one
 // backward pass, bf16 autocast, and the refusals.
 #include <ATen/CPUGeneratorImpl.h>
@@ -7,8 +7,8 @@
 
 #include "core/errors.h"
 #include "gan/model/discriminator.h"
-#include "gan/train/penalties.h"
-#include "gan/train/precision.h"
+#include "gan/step/penalties.h"
+#include "gan/step/precision.h"
 #include "modules/ham_block.h"
 #include "tests/common/train_test_util.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "gan/train/precision.h"
+#include "gan/step/precision.h"
 #include "gan/train/resume_check.h"
 #include "gan/train/train_state.h"
 #include "gan/train/trainer.h"

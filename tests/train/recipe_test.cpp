@@ -11,8 +11,10 @@
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "data/subset_dataset.h"
-#include "gan/train/losses.h"
-#include "gan/train/steps.h"
+#include "gan/step/lecam_term.h"
+#include "gan/step/losses.h"
+#include "gan/step/steps.h"
+#include "gan/train/step_settings.h"
 #include "gan/train/trainer.h"
 #include "tests/common/data_parallel_test_util.h"
 
@@ -63,6 +65,12 @@ TEST(DatasetFraction, AFixedClassBalancedSubsetWhateverTheSeed) {
   EXPECT_EQ(classes.size(), static_cast<size_t>(full->num_classes()));
 }
 
+LecamTerm& lecam(StepState& state) {
+  auto* term = dynamic_cast<LecamTerm*>(state.objective.term("lecam"));
+  if (term == nullptr) throw Error("the objective has no LeCam term");
+  return *term;
+}
+
 TrainConfig every_term(const std::string& dir) {
   TrainConfig c = test::tiny_config(dir);
   c.dataset_fraction = 0.01;
@@ -92,8 +100,8 @@ TEST(RecipeTraining, EveryTermOnResumesBitExact) {
   TrainState sa(a, torch::kCPU), sb(b, torch::kCPU);
   sa.load(ra.checkpoint);
   sb.load(rb.checkpoint);
-  ASSERT_TRUE(sa.recipe.lecam_anchors().defined());
-  EXPECT_TRUE(torch::equal(sa.recipe.lecam_anchors(), sb.recipe.lecam_anchors()));
+  ASSERT_TRUE(lecam(sa).anchors().defined());
+  EXPECT_TRUE(torch::equal(lecam(sa).anchors(), lecam(sb).anchors()));
   const auto pa = sa.d->parameters(), pb = sb.d->parameters();
   for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << "D parameter " << i;
   const auto ga = sa.g->parameters(), gb = sb.g->parameters();
@@ -118,7 +126,7 @@ std::vector<torch::Tensor> d_gradients_with_every_term(int64_t accumulate) {
   TrainState state(c, torch::kCPU);
   state.g->eval();
   state.d->eval();
-  state.recipe.update_lecam_anchors(torch::tensor(0.3f), torch::tensor(-0.2f), c.recipe.lecam_decay);
+  lecam(state).update_anchors(torch::tensor(0.3f), torch::tensor(-0.2f));
   torch::manual_seed(7);
   const Batch batch{torch::randint(0, 256, {8, 1, 32, 32}, torch::kUInt8), torch::randint(0, 10, {8}, torch::kLong),
                     torch::zeros({8}, torch::kBool)};
@@ -144,24 +152,24 @@ TEST(RecipeTraining, AdaAndLecamStateRoundTripsThroughACheckpoint) {
   c.recipe.augment = AugmentMode::kAda;
   c.recipe.lecam_weight = 0.3;
   TrainState s(c, torch::kCPU);
-  ASSERT_NE(s.recipe.ada(), nullptr);
-  s.recipe.ada()->load_state(AdaState{0.37, torch::tensor({3.0f, 8.0f}), 2, 128});
-  s.recipe.update_lecam_anchors(torch::tensor(0.75f), torch::tensor(-1.25f), 0.99);
-  s.recipe.update_lecam_anchors(torch::tensor(1.75f), torch::tensor(-0.25f), 0.99);
+  ASSERT_NE(s.objective.ada(), nullptr);
+  s.objective.ada()->load_state(AdaState{0.37, torch::tensor({3.0f, 8.0f}), 2, 128});
+  lecam(s).update_anchors(torch::tensor(0.75f), torch::tensor(-1.25f));
+  lecam(s).update_anchors(torch::tensor(1.75f), torch::tensor(-0.25f));
   const std::string path = c.run_dir + "/ck.pt";
   s.save(path);
   TrainState r(c, torch::kCPU);
-  EXPECT_EQ(r.recipe.ada()->p(), 0.0);
+  EXPECT_EQ(r.objective.ada()->p(), 0.0);
   r.load(path);
-  const AdaState a = r.recipe.ada()->state();
+  const AdaState a = r.objective.ada()->state();
   EXPECT_EQ(a.p, 0.37);
   EXPECT_EQ(a.updates, 2);
   EXPECT_EQ(a.images, 128);
   EXPECT_TRUE(torch::equal(a.sign_sums, torch::tensor({3.0f, 8.0f})));
   // The first update sets the anchors, the second moves them by 1 - decay: (0.76, -1.24).
-  ASSERT_TRUE(r.recipe.lecam_anchors().defined());
-  EXPECT_NEAR(r.recipe.lecam_anchors()[0].item<double>(), 0.99 * 0.75 + 0.01 * 1.75, 1e-6);
-  EXPECT_NEAR(r.recipe.lecam_anchors()[1].item<double>(), 0.99 * -1.25 + 0.01 * -0.25, 1e-6);
+  ASSERT_TRUE(lecam(r).anchors().defined());
+  EXPECT_NEAR(lecam(r).anchors()[0].item<double>(), 0.99 * 0.75 + 0.01 * 1.75, 1e-6);
+  EXPECT_NEAR(lecam(r).anchors()[1].item<double>(), 0.99 * -1.25 + 0.01 * -0.25, 1e-6);
 }
 
 }  // namespace

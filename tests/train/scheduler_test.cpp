@@ -99,7 +99,9 @@ TEST_F(Scheduler, TimeLimitCheckpointsAndStopsInTime) {
   const std::string latest = latest_checkpoint(dir + "/checkpoints");
   EXPECT_FALSE(latest.empty()) << out;
   EXPECT_NE(stopped[0].find("checkpoint " + latest), std::string::npos) << stopped[0];  // the stop's own step
-  EXPECT_LT(took, 30.0) << out;  // start-up, 4 s of steps, one checkpoint: never the 100000 steps
+  // Start-up, 4 s of steps, one checkpoint: 3.8-4.6 s measured on a busy 2-core machine, so 60 s leaves
+  // room for load and still fails a run that ignores the limit (its 100000 steps would take hours).
+  EXPECT_LT(took, 60.0) << out;
 }
 
 TEST_F(Scheduler, Sigusr1CheckpointsAndExitsWithTheRequeueStatus) {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/text.h"
-#include "gan/train/grad_sync.h"
-#include "gan/train/steps.h"
+#include "gan/step/grad_sync.h"
+#include "gan/step/steps.h"
 #include "gan/train/train_state.h"
 #include "modules/spectral_norm.h"
 #include "tests/common/train_test_util.h"
@@ -134,13 +134,13 @@ void run_d_step(TrainState& state, const TrainConfig& c) {
                     torch::arange(c.batch_size) % 2 == 0};
   NoSync sync;
   StepStats stats;
-  d_step(state, [&] { return batch; }, StepConfig{c.loss, c.d_steps, c.batch_size, Precision{}}, sync, stats);
+  d_step(state, [&] { return batch; }, StepConfig{c.d_steps, c.batch_size, Precision{}}, sync, stats);
 }
 
 void run_g_step(TrainState& state, const TrainConfig& c) {
   NoSync sync;
   StepStats stats;
-  g_step(state, StepConfig{c.loss, c.d_steps, c.batch_size, Precision{}}, sync, stats);
+  g_step(state, StepConfig{c.d_steps, c.batch_size, Precision{}}, sync, stats);
 }
 
 // A tiny state (Hamburger in both networks) in training mode after one whole step, so
