@@ -86,8 +86,10 @@ TEST(Accumulate, FourMicroBatchesGiveTheDiscriminatorGradientOfOneBatch) {
   std::printf("D: 4 x 2 vs 1 x 8, relative gradient difference %.3g\n", err);
   EXPECT_LE(err, 1e-5);
   EXPECT_NEAR(four.loss, one.loss, 1e-6 * std::abs(one.loss));
-  EXPECT_NEAR(four.real, one.real, 1e-6);
-  EXPECT_NEAR(four.fake, one.fake, 1e-6);
+  // Mean logits to float32 rounding of convolutions over 2 images against 8: oneDNN blocks them by
+  // batch size on AVX-512/AMX CPUs (1.7e-6 apart seen on one, 0 on another).
+  EXPECT_NEAR(four.real, one.real, 1e-5);
+  EXPECT_NEAR(four.fake, one.fake, 1e-5);
   EXPECT_GT(one.grads[0].norm().item<double>(), 0);
 }
 
