@@ -54,9 +54,9 @@ void Objective::save(CheckpointWriter& w) const {
   };
   if (ada_) {
     const AdaState s = ada_->state();
-    w.put("objective_ada_p", s.p);
-    w.put("objective_ada_updates", s.updates);
-    w.put("objective_ada_images", s.images);
+    w.put(row_key("ada") + "_p", s.p);
+    w.put(row_key("ada") + "_updates", s.updates);
+    w.put(row_key("ada") + "_images", s.images);
     put_row("ada", ada_row());
   }
   for (const auto& [name, t] : terms_)
@@ -64,32 +64,33 @@ void Objective::save(CheckpointWriter& w) const {
 }
 
 void Objective::load(CheckpointReader& r, int64_t rank, int64_t world_size) {
+  // ADA's p and counters, the same on every rank: under "ada_" in files with the packed row.
+  const auto load_ada_counters = [&](const std::string& prefix) {
+    AdaState s = ada_->state();
+    s.p = r.get_double(prefix + "p");
+    s.updates = r.get_int(prefix + "updates");
+    s.images = r.get_int(prefix + "images");
+    ada_->load_state(s);
+  };
   if (r.has(kLegacyRow)) {
     const torch::Tensor row = own_row(r, kLegacyRow, kLegacyRankRows, rank, world_size).to(torch::kDouble).cpu();
     if (ObjectiveTerm* lecam = term("lecam")) lecam->load_state_row(row.slice(0, 0, 3));
     if (ada_) {
       load_ada_row(row.slice(0, 3, 5));
-      if (r.has("ada_p")) {
-        AdaState s = ada_->state();
-        s.p = r.get_double("ada_p");
-        s.updates = r.get_int("ada_updates");
-        s.images = r.get_int("ada_images");
-        ada_->load_state(s);
-      }
+      if (r.has("ada_p")) load_ada_counters("ada_");
     }
     return;
   }
+  const auto named_row = [&](const std::string& name) {
+    return own_row(r, row_key(name), row_key(name) + "_ranks", rank, world_size);
+  };
   // A component the file lacks (the term was off when it was written) starts afresh.
   if (ada_ && r.has(row_key("ada"))) {
-    load_ada_row(own_row(r, row_key("ada"), row_key("ada") + "_ranks", rank, world_size));
-    AdaState s = ada_->state();
-    s.p = r.get_double("objective_ada_p");
-    s.updates = r.get_int("objective_ada_updates");
-    s.images = r.get_int("objective_ada_images");
-    ada_->load_state(s);
+    load_ada_row(named_row("ada"));
+    load_ada_counters(row_key("ada") + "_");
   }
   for (auto& [name, t] : terms_)
-    if (r.has(row_key(name))) t->load_state_row(own_row(r, row_key(name), row_key(name) + "_ranks", rank, world_size));
+    if (r.has(row_key(name))) t->load_state_row(named_row(name));
 }
 
 }  // namespace hamgan
