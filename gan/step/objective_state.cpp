@@ -16,13 +16,23 @@ const char* const kLegacyRankRows = "rank_recipe_rows";
 std::string row_key(const std::string& name) { return "objective_" + name; }
 
 // This rank's row of `key`: its own row of the ranks' table where the file has one of this world size.
+// Checked to hold `width` numbers before anything reads them.
 torch::Tensor own_row(CheckpointReader& r, const std::string& key, const std::string& ranks_key, int64_t rank,
-                      int64_t world_size) {
+                      int64_t world_size, int64_t width) {
+  std::string from = key;
+  torch::Tensor row;
   if (r.has(ranks_key)) {
     const torch::Tensor all = r.get_tensor(ranks_key);
-    if (all.size(0) == world_size) return all[rank];
+    if (all.dim() == 2 && all.size(0) == world_size) {
+      from = ranks_key;
+      row = all[rank];
+    }
   }
-  return r.get_tensor(key);
+  if (!row.defined()) row = r.get_tensor(key);
+  if (row.dim() != 1 || row.numel() != width || !row.is_floating_point())
+    throw CheckpointError(r.path() + ": " + from + " is not a row of " + std::to_string(width) +
+                          " numbers (damaged or written by another tool); use an earlier checkpoint of the run");
+  return row;
 }
 
 }  // namespace
@@ -73,7 +83,7 @@ void Objective::load(CheckpointReader& r, int64_t rank, int64_t world_size) {
     ada_->load_state(s);
   };
   if (r.has(kLegacyRow)) {
-    const torch::Tensor row = own_row(r, kLegacyRow, kLegacyRankRows, rank, world_size).to(torch::kDouble).cpu();
+    const torch::Tensor row = own_row(r, kLegacyRow, kLegacyRankRows, rank, world_size, 5).to(torch::kDouble).cpu();
     if (ObjectiveTerm* lecam = term("lecam")) lecam->load_state_row(row.slice(0, 0, 3));
     if (ada_) {
       load_ada_row(row.slice(0, 3, 5));
@@ -81,16 +91,17 @@ void Objective::load(CheckpointReader& r, int64_t rank, int64_t world_size) {
     }
     return;
   }
-  const auto named_row = [&](const std::string& name) {
-    return own_row(r, row_key(name), row_key(name) + "_ranks", rank, world_size);
+  // Each row as wide as the component's own (a fresh term's row says how wide).
+  const auto named_row = [&](const std::string& name, int64_t width) {
+    return own_row(r, row_key(name), row_key(name) + "_ranks", rank, world_size, width);
   };
   // A component the file lacks (the term was off when it was written) starts afresh.
   if (ada_ && r.has(row_key("ada"))) {
-    load_ada_row(named_row("ada"));
+    load_ada_row(named_row("ada", 2));
     load_ada_counters(row_key("ada") + "_");
   }
   for (auto& [name, t] : terms_)
-    if (r.has(row_key(name))) t->load_state_row(named_row(name));
+    if (r.has(row_key(name))) t->load_state_row(named_row(name, t->state_row().numel()));
 }
 
 }  // namespace hamgan

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "core/errors.h"
 #include "core/rng.h"
 #include "gan/checkpoint/archive.h"
 #include "gan/step/lecam_term.h"
@@ -137,6 +138,26 @@ TEST(Objective, FilesWithThePackedRowStillLoad) {
   Objective rank1(stateful(), 32, torch::kCPU);
   rank1.load(r, 1, 2);  // rank 1 of the same world size takes its own row
   expect_state(rank1, 0.5f, -1.5f, 0.25);
+}
+
+// A row of the wrong width (a damaged or forged file) is refused in one line naming the file and the
+// key, before any of it is read into the state.
+TEST(Objective, ARowOfTheWrongWidthIsRefusedNamingItsKey) {
+  const std::string path = test::scratch_dir("step", "objective_state") + "/narrow.pt";
+  CheckpointWriter w;
+  w.put("objective_lecam", torch::tensor({0.5, -1.5}, torch::kDouble));  // three numbers expected
+  w.save(path);
+  CheckpointReader r(path);
+  Objective o(stateful(), 32, torch::kCPU);
+  try {
+    o.load(r, 0, 1);
+    FAIL() << "a narrow row must be refused";
+  } catch (const CheckpointError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path + ": objective_lecam is not a row of 3 numbers"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+  EXPECT_FALSE(dynamic_cast<LecamTerm*>(o.term("lecam"))->anchors().defined());
 }
 
 }  // namespace
