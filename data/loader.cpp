@@ -16,18 +16,15 @@
 #include "data/epoch_order.h"
 
 namespace hamgan {
-namespace {
-
-// One rank's epoch and, under chunk windows, how many of its examples each
-// chunk gives from the loader's first batch there on (when it may be dropped).
-struct EpochPlan {
-  std::vector<int64_t> order;
-  std::vector<int64_t> uses;
-};
-
-}  // namespace
 
 struct DataLoader::State {
+  // One rank's epoch and, under chunk windows, how many of its examples each
+  // chunk gives from the loader's first batch there on (when it may be dropped).
+  struct EpochPlan {
+    std::vector<int64_t> order;
+    std::vector<int64_t> uses;
+  };
+
   std::shared_ptr<Dataset> dataset;
   LoaderOptions opt;
   OrderSpec order;
@@ -170,7 +167,7 @@ Batch DataLoader::next() {
   auto& s = *state_;
   if (s.threads.empty()) {  // workers = 0: build on the calling thread
     const LoaderPosition pos = s.normalize(s.returned_pos);
-    std::shared_ptr<const EpochPlan> plan;
+    std::shared_ptr<const State::EpochPlan> plan;
     {
       std::lock_guard<std::mutex> lock(s.mu);
       plan = s.plan_for(pos.epoch);

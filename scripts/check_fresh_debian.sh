@@ -66,7 +66,7 @@ for step in $STEPS; do
   say "check_fresh_debian: scripts/$step.sh exit $rc in $(($(date +%s) - t0)) s"
   [ "$rc" -eq 0 ] || { status=1; tail -n 30 "$LOG"; }
 done
-[ "$status" -ne 0 ] || grep -E '^(class-consistency|FID)|tests passed|Total Test time' "$LOG" | tee -a "$LOG.summary" || true
+[ "$status" -ne 0 ] || grep -E '^(class-consistency|FID|test.sh:)|tests passed|Total Test time' "$LOG" | tee -a "$LOG.summary" || true
 
 say "check_fresh_debian: disk: root $(du -sh "$ROOT" | cut -f1) in all;" \
     "venv $(du -sh "$ROOT/root/hamgan/.venv" 2>/dev/null | cut -f1)," \

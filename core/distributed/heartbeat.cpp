@@ -6,12 +6,12 @@
 namespace hamgan {
 namespace {
 
-using Clock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 constexpr auto kHeartbeat = std::chrono::milliseconds(1000);
 constexpr auto kStaleAfter = std::chrono::milliseconds(4000);
 
 int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(WallClock::now().time_since_epoch()).count();
 }
 
 std::string alive_key(int64_t rank) { return "hamgan/alive/" + std::to_string(rank); }

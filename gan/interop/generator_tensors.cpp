@@ -15,12 +15,6 @@ NamedTensors module_tensors(const torch::nn::Module& m, const std::string& prefi
   return out;
 }
 
-std::string shape_text(c10::IntArrayRef s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 void load_module_tensors(torch::nn::Module& m, const NamedTensors& tensors, const std::string& what,
                          const std::string& prefix, const std::string& network) {
   std::map<std::string, torch::Tensor> given;
@@ -34,21 +28,21 @@ void load_module_tensors(torch::nn::Module& m, const NamedTensors& tensors, cons
       const auto it = given.find(item.key());
       if (it == given.end())
         throw CheckpointError(what + ": tensor '" + prefix + item.key() + "' is missing; the file holds another " +
-                              network + " than the model (expected shape " + shape_text(item.value().sizes()) + ")");
+                              network + " than the model (expected shape " + c10::str(item.value().sizes()) + ")");
       const torch::Tensor& t = it->second;
       if (!t.is_floating_point())
         throw CheckpointError(what + ": tensor '" + prefix + item.key() + "' is " + c10::toString(t.scalar_type()) +
                               "; expected a float tensor (F32, or F16/BF16/F64)");
       if (t.sizes() != item.value().sizes())
-        throw CheckpointError(what + ": tensor '" + prefix + item.key() + "' has shape " + shape_text(t.sizes()) +
-                              ", expected " + shape_text(item.value().sizes()) +
+        throw CheckpointError(what + ": tensor '" + prefix + item.key() + "' has shape " + c10::str(t.sizes()) +
+                              ", expected " + c10::str(item.value().sizes()) +
                               " for this model; is the model configuration the one the file was made with?");
       item.value().copy_(t.to(item.value().dtype()));
     }
   for (const auto& [name, t] : given)
     if (!wanted.count(name))
       throw CheckpointError(what + ": tensor '" + prefix + name + "' is not part of this " + network +
-                            " (shape " + shape_text(t.sizes()) + "); is the model configuration the one the file "
+                            " (shape " + c10::str(t.sizes()) + "); is the model configuration the one the file "
                             "was made with?");
 }
 

@@ -17,12 +17,6 @@ std::string number(double v) {
   return buf;
 }
 
-std::string shape_text(c10::IntArrayRef s) {
-  std::string t = "[";
-  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-  return t + "]";
-}
-
 // The first element of `flat` where `mask` holds, with its value: "-0.5 at element 3".
 std::string first_at(const torch::Tensor& flat, const torch::Tensor& mask) {
   const int64_t i = mask.nonzero()[0][0].item<int64_t>();
@@ -172,7 +166,7 @@ void check_model_fits_tensors(const ModelConfig& model, const NamedTensors& tens
     const torch::Tensor& t = *it->second;
     if (t.dim() != static_cast<int64_t>(p.shape.size()) || t.size(static_cast<int64_t>(p.dim)) != p.shape[p.dim])
       throw CheckpointError(path + ": " + says + p.key + " = " + std::to_string(p.value) + ", but tensor '" + p.tensor +
-                            "' has shape " + shape_text(t.sizes()) + " (" + shape_text(p.shape) +
+                            "' has shape " + c10::str(t.sizes()) + " (" + c10::str(c10::IntArrayRef(p.shape)) +
                             " for that model); " + fix);
   }
   const auto [g, d] = network_elements(model);
@@ -181,7 +175,7 @@ void check_model_fits_tensors(const ModelConfig& model, const NamedTensors& tens
   std::string tensor;
   for (const auto& p : all)
     if (p.key == key && tensor.empty())
-      tensor = " (tensor '" + p.tensor + "' alone would be " + shape_text(p.shape) + ")";
+      tensor = " (tensor '" + p.tensor + "' alone would be " + c10::str(c10::IntArrayRef(p.shape)) + ")";
   throw CheckpointError(path + ": " + says + key + " = " + key_value(model, key) + ", which makes a " +
                         (g >= d ? "generator" : "discriminator") + " of " + number(std::max(g, d)) + " parameters" +
                         tensor + ", beyond the 2^29 (537 million) an import builds; " + fix);

@@ -1,18 +1,12 @@
 #include "gan/model/discriminator.h"
 
 #include "core/errors.h"
+#include "core/tensor_text.h"
 #include "gan/model/context_slot.h"
 #include "gan/model/model_init.h"
 #include "gan/model/model_plan.h"
 
 namespace hamgan {
-namespace {
-// "(N, C, ...) dtype" or "undefined", for error messages.
-std::string describe(const torch::Tensor& t) {
-  return t.defined() ? c10::str(t.sizes(), " ", t.scalar_type()) : std::string("undefined");
-}
-}  // namespace
-
 DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
   const auto plan = discriminator_plan(config_);
@@ -38,7 +32,7 @@ torch::Tensor DiscriminatorImpl::features(const torch::Tensor& images, std::vect
   if (!images.defined() || images.dim() != 4 || images.size(1) != config_.image_channels || images.size(2) != r ||
       images.size(3) != r)
     throw ModelError("discriminator: images must be (N, " + std::to_string(config_.image_channels) + ", " +
-                     std::to_string(r) + ", " + std::to_string(r) + "), got " + describe(images));
+                     std::to_string(r) + ", " + std::to_string(r) + "), got " + tensor_text(images));
   auto h = images;
   for (size_t i = 0; i < blocks_.size(); ++i) {
     h = blocks_[i]->forward(h);
@@ -58,7 +52,7 @@ torch::Tensor DiscriminatorImpl::forward(const torch::Tensor& images, const torc
   const int64_t n = images.defined() && images.dim() > 0 ? images.size(0) : -1;
   if (!labels.defined() || labels.dim() != 1 || labels.size(0) != n || labels.scalar_type() != torch::kLong)
     throw ModelError("discriminator: labels must be int64 of shape (" + std::to_string(n) + "), got " +
-                     describe(labels));
+                     tensor_text(labels));
   const auto h = features(images);                                  // (N, C)
   const auto projection = (embed_->forward(labels) * h).sum(1);    // ⟨E[y], h⟩, (N)
   return linear_->forward(h).squeeze(1) + projection;               // (N)

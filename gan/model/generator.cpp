@@ -1,18 +1,12 @@
 #include "gan/model/generator.h"
 
 #include "core/errors.h"
+#include "core/tensor_text.h"
 #include "gan/model/context_slot.h"
 #include "gan/model/model_init.h"
 #include "gan/model/model_plan.h"
 
 namespace hamgan {
-namespace {
-// "(N, C, ...) dtype" or "undefined", for error messages.
-std::string describe(const torch::Tensor& t) {
-  return t.defined() ? c10::str(t.sizes(), " ", t.scalar_type()) : std::string("undefined");
-}
-}  // namespace
-
 GeneratorImpl::GeneratorImpl(const ModelConfig& config) : config_(config) {
   config_.validate();
   const auto plan = generator_plan(config_);
@@ -41,10 +35,10 @@ torch::Tensor GeneratorImpl::forward_traced(const torch::Tensor& z, const torch:
   if (!sn_group_) sn_group_ = std::make_shared<SpectralNormGroup>(*this);
   SpectralNormScope sn(sn_group_.get(), is_training());
   if (!z.defined() || z.dim() != 2 || z.size(1) != config_.z_dim)
-    throw ModelError("generator: z must be (N, " + std::to_string(config_.z_dim) + "), got " + describe(z));
+    throw ModelError("generator: z must be (N, " + std::to_string(config_.z_dim) + "), got " + tensor_text(z));
   if (!labels.defined() || labels.dim() != 1 || labels.size(0) != z.size(0) || labels.scalar_type() != torch::kLong)
     throw ModelError("generator: labels must be int64 of shape (" + std::to_string(z.size(0)) + "), got " +
-                     describe(labels));
+                     tensor_text(labels));
   auto record = [&](const torch::Tensor& t) {
     if (shapes) shapes->push_back(t.sizes().vec());
   };

@@ -15,22 +15,10 @@
 #include "core/atomic_file.h"
 #include "core/build_info.h"
 #include "core/run_paths.h"
+#include "gan/report/run_log.h"
 
 namespace hamgan {
 namespace {
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else out += c;
-  }
-  return out + "\"";
-}
 
 std::string cuda_runtime() {
   if (!torch::cuda::is_available()) return "";

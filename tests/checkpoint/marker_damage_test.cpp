@@ -32,7 +32,7 @@ std::string rotten_checkpoint(const std::string& dir, const std::string& name) {
   return path;
 }
 
-void expect_refused(const std::string& path, const std::string& what) {
+void expect_marker_refused(const std::string& path, const std::string& what) {
   try {
     CheckpointReader reader(path);
     ADD_FAILURE() << what << ": a damaged checkpoint loaded";
@@ -62,7 +62,7 @@ TEST(CheckpointIntegrity, AChangedOrCutMarkerDoesNotTurnTheDigestOff) {
            {"sha257", sha257}, {"cut to its size", size + "\n"}, {"size alone, no newline", size},
            {"cut digest", cut_digest}, {"a stray letter", upper}, {"trailing text", marker.substr(0, marker.size() - 1) + " x\n"}}) {
     std::ofstream(marker_path, std::ios::binary | std::ios::trunc) << text;
-    expect_refused(path, what);
+    expect_marker_refused(path, what);
   }
 }
 

@@ -14,7 +14,7 @@
 namespace hamgan {
 namespace {
 
-void expect_refused(const std::string& path, const std::string& key) {
+void expect_rng_refused(const std::string& path, const std::string& key) {
   try {
     load_checkpoint(path, CheckpointRefs{}, /*restore_rng=*/true);
     FAIL() << "a damaged RNG state must be refused";
@@ -38,7 +38,7 @@ TEST(CheckpointRng, AShortOrMistypedCpuStateIsRefusedNamingFileAndKey) {
     w.put("rng_cpu", state);
     const std::string path = dir + "/" + name + ".pt";
     w.save(path);
-    expect_refused(path, "rng_cpu");
+    expect_rng_refused(path, "rng_cpu");
   }
   CheckpointWriter w;  // the intact state loads and restores the generator
   w.put("step", int64_t{5});

@@ -77,6 +77,10 @@ inline bool references_required() {
 
 }  // namespace hamgan::test
 
+// Skips a test that runs the built binary when HAMGAN_BIN is unset (ctest sets it).
+#define NEED_BIN() \
+  if (!hamgan::test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN unset (run through ctest)"
+
 // HAMGAN_PYTHON (a string literal from CMake): the Python of the project's environment (scripts/venv.sh),
 // which runs every reference script.
 // Skips a test whose Python reference package is missing, or fails it where references are required.

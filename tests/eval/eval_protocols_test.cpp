@@ -20,9 +20,8 @@ namespace hamgan {
 namespace {
 namespace fs = std::filesystem;
 
-std::string hamgan(const std::string& args, int* status) { return test::run_hamgan(args, status); }
-
 using test::number_after;
+using test::run_hamgan;
 
 TEST(EvalProtocols, Tf32RunLogsWhatHamganFidReproducesForEveryMetric) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set";
@@ -34,16 +33,18 @@ TEST(EvalProtocols, Tf32RunLogsWhatHamganFidReproducesForEveryMetric) {
   const std::string dir = test::scratch_dir("eval", "protocols");
   const std::string real = std::string(kDefaultFashionMnistDir) + " --split test --n 24 --size 32 --device cpu";
   int status = 0;
-  std::string out = hamgan("fid-stats " + real + " --inception " + inception + " --sfid --out " + dir + "/ref.npz", &status);
+  std::string out = run_hamgan("fid-stats " + real + " --inception " + inception + " --sfid --out " + dir +
+                               "/ref.npz", &status);
   ASSERT_EQ(status, 0) << out;
-  out = hamgan("fid-stats " + real + " --features dinov2:" + dino + " --out " + dir + "/ref_dino.npz", &status);
+  out = run_hamgan("fid-stats " + real + " --features dinov2:" + dino + " --out " + dir + "/ref_dino.npz", &status);
   ASSERT_EQ(status, 0) << out;
 
   std::ofstream(dir + "/eval.toml") << "eval_metrics = [\"fid_inception\", \"sfid\", \"dinov2\"]\neval_every = 2\n"
                                     << "eval_n = 20\neval_labels = \"random\"\nprecision = \"tf32\"\n"
                                     << "eval_reference = \"" << dir << "/ref.npz\"\ninception = \"" << inception << "\"\n"
                                     << "eval_reference_dinov2 = \"" << dir << "/ref_dino.npz\"\ndinov2 = \"" << dino << "\"\n";
-  out = hamgan("train --config " + dir + "/eval.toml --run_dir " + dir + "/run --steps 2" + test::tiny_cli_args(), &status);
+  out = run_hamgan("train --config " + dir + "/eval.toml --run_dir " + dir + "/run --steps 2" +
+                   test::tiny_cli_args(), &status);
   ASSERT_EQ(status, 0) << out;
 
   const std::string log = dir + "/run/metrics.jsonl";
@@ -65,13 +66,13 @@ TEST(EvalProtocols, Tf32RunLogsWhatHamganFidReproducesForEveryMetric) {
   // The checkpoint of step 2 holds the evaluated EMA weights; z and labels come from seed + 777.
   const std::string ckpt = dir + "/run/checkpoints/best.pt";
   const std::string same_samples = " --n 20 --seed 777 --labels random --device cpu";
-  out = hamgan("fid " + ckpt + " " + dir + "/ref.npz --inception " + inception + " --sfid" + same_samples, &status);
+  out = run_hamgan("fid " + ckpt + " " + dir + "/ref.npz --inception " + inception + " --sfid" + same_samples, &status);
   ASSERT_EQ(status, 0) << out;
   const double fid = rows[row].at("fid_inception"), sfid = rows[row].at("sfid"), fd = rows[row].at("dinov2");
   EXPECT_NEAR(number_after(out, "FID: "), fid, 1e-6 * fid) << out;
   EXPECT_NEAR(number_after(out, "sFID: "), sfid, 1e-6 * sfid) << out;
   EXPECT_NE(out.find("labels random"), std::string::npos) << out;
-  out = hamgan("fid " + ckpt + " " + dir + "/ref_dino.npz --features dinov2:" + dino + same_samples, &status);
+  out = run_hamgan("fid " + ckpt + " " + dir + "/ref_dino.npz --features dinov2:" + dino + same_samples, &status);
   ASSERT_EQ(status, 0) << out;
   EXPECT_NEAR(number_after(out, "FD_DINOv2: "), fd, 1e-6 * fd) << out;
 }
@@ -85,12 +86,12 @@ TEST(EvalProtocols, SfidWithoutSpatialReferenceStopsAtTheStart) {
   const std::string inception = inception_dir + "/weights.pth";
   const std::string dir = test::scratch_dir("eval", "protocols_sfid");
   int status = 0;
-  std::string out = hamgan("fid-stats " + std::string(kDefaultFashionMnistDir) + " --split test --n 8 --size 32 "
-                           "--device cpu --inception " + inception + " --out " + dir + "/ref.npz", &status);
+  std::string out = run_hamgan("fid-stats " + std::string(kDefaultFashionMnistDir) + " --split test --n 8 --size 32 "
+                               "--device cpu --inception " + inception + " --out " + dir + "/ref.npz", &status);
   ASSERT_EQ(status, 0) << out;
-  out = hamgan("train --run_dir " + dir + "/run --steps 2 --eval_every 1 --eval_metrics sfid --inception " + inception +
-                   " --eval_reference " + dir + "/ref.npz" + test::tiny_cli_args(),
-               &status);
+  out = run_hamgan("train --run_dir " + dir + "/run --steps 2 --eval_every 1 --eval_metrics sfid --inception " +
+                       inception + " --eval_reference " + dir + "/ref.npz" + test::tiny_cli_args(),
+                   &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("sfid needs sFID statistics (mu_s, sigma_s)"), std::string::npos) << out;
   EXPECT_NE(out.find("--sfid --out"), std::string::npos) << out;

@@ -18,8 +18,7 @@
 namespace hamgan {
 namespace {
 namespace fs = std::filesystem;
-
-std::string hamgan(const std::string& args, int* status) { return test::run_hamgan(args, status); }
+using test::run_hamgan;
 
 class TrainEvaluation : public ::testing::Test {
  protected:
@@ -33,10 +32,10 @@ class TrainEvaluation : public ::testing::Test {
   std::string reference(const std::string& dir, int64_t size, int64_t n) {
     const std::string out = dir + "/ref" + std::to_string(size) + ".npz";
     int status = 0;
-    const std::string text = hamgan("fid-stats " + std::string(kDefaultFashionMnistDir) + " --split test --n " +
+    const std::string text = run_hamgan("fid-stats " + std::string(kDefaultFashionMnistDir) + " --split test --n " +
                                         std::to_string(n) + " --size " + std::to_string(size) + " --inception " +
                                         weights_ + " --device cpu --out " + out,
-                                    &status);
+                                        &status);
     EXPECT_EQ(status, 0) << text;
     return out;
   }
@@ -53,9 +52,9 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
                                     << "eval_final_n = 30\n"
                                     << "eval_reference = \"" << ref << "\"\ninception = \"" << weights_ << "\"\n";
   int status = 0;
-  std::string out = hamgan("train --config " + dir + "/eval.toml --run_dir " + dir + "/run --steps 4" +
+  std::string out = run_hamgan("train --config " + dir + "/eval.toml --run_dir " + dir + "/run --steps 4" +
                                test::tiny_cli_args(),
-                           &status);
+                               &status);
   ASSERT_EQ(status, 0) << out;
   EXPECT_NE(test::file_contents(dir + "/run/config.toml").find("eval_metrics = [\"fid_inception\", \"is\"]\n"),
             std::string::npos);
@@ -99,12 +98,14 @@ TEST_F(TrainEvaluation, InceptionFidKeepsTheBestCheckpointAndHamganFidReproduces
 
   // The same samples through `hamgan fid`: evaluation draws z with seed + 777 and
   // the standing BN statistics as `hamgan fid` does for a checkpoint.
-  out = hamgan("fid " + best_pt + " " + ref + " --n 20 --seed 777 --inception " + weights_ + " --device cpu", &status);
+  out = run_hamgan("fid " + best_pt + " " + ref + " --n 20 --seed 777 --inception " + weights_ +
+                   " --device cpu", &status);
   ASSERT_EQ(status, 0) << out;
   EXPECT_NEAR(number_after(out, "FID: "), best, 1e-6 * best) << out;
 
-  out = hamgan("sample --checkpoint " + dir + "/run --which best --n 4 --device cpu --quiet --out " + dir + "/b.npz",
-               &status);
+  out = run_hamgan("sample --checkpoint " + dir + "/run --which best --n 4 --device cpu --quiet --out " + dir +
+                       "/b.npz",
+                   &status);
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find(best_pt), std::string::npos) << out;
 
@@ -124,7 +125,7 @@ TEST_F(TrainEvaluation, AReferenceOfAnotherProtocolEndsTheRunAtItsStart) {
   const std::string common = " --run_dir " + dir + "/run --steps 2 --eval_every 1 --eval_metrics fid_inception"
                              " --inception " + weights_ + test::tiny_cli_args();
   int status = 0;
-  std::string out = hamgan("train" + common + " --eval_reference " + ref28, &status);
+  std::string out = run_hamgan("train" + common + " --eval_reference " + ref28, &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("hamgan: error: train: eval_reference " + ref28 + " was made under another protocol"),
             std::string::npos)
@@ -132,14 +133,14 @@ TEST_F(TrainEvaluation, AReferenceOfAnotherProtocolEndsTheRunAtItsStart) {
   EXPECT_NE(out.find("image_size"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir + "/run/checkpoints/step_0000001.pt"));
 
-  out = hamgan("train" + common, &status);
+  out = run_hamgan("train" + common, &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("fid_inception needs eval_reference"), std::string::npos) << out;
 
   // A run that never evaluated has no best checkpoint to sample from.
-  out = hamgan("train --run_dir " + dir + "/plain --steps 2" + test::tiny_cli_args(), &status);
+  out = run_hamgan("train --run_dir " + dir + "/plain --steps 2" + test::tiny_cli_args(), &status);
   ASSERT_EQ(status, 0) << out;
-  out = hamgan("sample --checkpoint " + dir + "/plain --which best --n 4 --out " + dir + "/x.npz", &status);
+  out = run_hamgan("sample --checkpoint " + dir + "/plain --which best --n 4 --out " + dir + "/x.npz", &status);
   EXPECT_EQ(status, 1) << out;
   EXPECT_NE(out.find("no best checkpoint"), std::string::npos) << out;
 }

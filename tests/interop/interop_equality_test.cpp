@@ -15,10 +15,7 @@
 namespace hamgan {
 namespace {
 
-constexpr int kSeed = 5, kBatch = 5;  // 12 samples: batches of 5, 5 and 2
-
-#define NEED_BIN() \
-  if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN unset (run through ctest)"
+constexpr int kSeed = 5, kSampleBatch = 5;  // 12 samples: batches of 5, 5 and 2
 
 // Whether a case is also exported to ONNX at this plan. The exporter takes about 8 s a graph on a CPU,
 // so every block goes through it at 32, and at 64 the two whose graphs depend most on the map size:
@@ -38,12 +35,13 @@ void prepare_cases(const std::string& dir, int64_t resolution) {
     std::string out =
         test::run_hamgan("export " + work + "/ck.pt --out " + work + "/G.safetensors --standing_stats 0", &rc);
     ASSERT_EQ(rc, 0) << c.name << ": " << out;
-    out = test::run_hamgan("sample --checkpoint " + work + "/ck.pt --n 12 --batch_size " + std::to_string(kBatch) +
+    out = test::run_hamgan("sample --checkpoint " + work + "/ck.pt --n 12 --batch_size " +
+                           std::to_string(kSampleBatch) +
                                " --seed " + std::to_string(kSeed) +
                                " --standing_stats 0 --device cpu --quiet --float --out " + work + "/samples.npz",
                            &rc);
     ASSERT_EQ(rc, 0) << c.name << ": " << out;
-    cases << c.name << " " << kSeed << " " << kBatch << " " << with_onnx(c, resolution) << "\n";
+    cases << c.name << " " << kSeed << " " << kSampleBatch << " " << with_onnx(c, resolution) << "\n";
   }
 }
 

@@ -19,10 +19,6 @@ using namespace hamgan;
 
 namespace {
 
-#define NEED_REFERENCES()                     \
-  auto& R = test::npz_reference("dinov2_reference.py", "dinov2"); \
-  if (R.ref.empty()) REFERENCE_MISSING("timm/pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)")
-
 using test::max_abs;
 
 const DinoResize kModes[] = {DinoResize::pil_bicubic, DinoResize::torch_bicubic, DinoResize::legacy_tensorflow};
@@ -44,7 +40,7 @@ TEST(Dinov2, ResizeNamesRoundTrip) {
 }
 
 TEST(Dinov2, PreprocessMatchesEachTool) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("dinov2_reference.py", "dinov2", "timm/pytorch-fid/torch-fidelity");
   const auto mean = torch::tensor({0.485, 0.456, 0.406}).reshape({1, 3, 1, 1});
   const auto std = torch::tensor({0.229, 0.224, 0.225}).reshape({1, 3, 1, 1});
   for (auto m : kModes) {
@@ -71,7 +67,7 @@ TEST(Dinov2, PreprocessMatchesEachTool) {
 }
 
 TEST(Dinov2, FeaturesMatchReferenceNetwork) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("dinov2_reference.py", "dinov2", "timm/pytorch-fid/torch-fidelity");
   const auto path = R.dir + "/dinov2.pt";
   for (auto m : kModes) {
     auto ex = make_dinov2_extractor(path, m, torch::kCPU);
@@ -90,7 +86,7 @@ TEST(Dinov2, FeaturesMatchReferenceNetwork) {
 }
 
 TEST(Dinov2, LoadErrorsAreOneLineNamingTheFile) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("dinov2_reference.py", "dinov2", "timm/pytorch-fid/torch-fidelity");
   auto dir = test::temp_dir("dinov2_errors");
   expect_one_line_naming(test::dinov2_load_error(dir + "/absent.pt"), dir + "/absent.pt");
   const auto junk = dir + "/junk.pt";
@@ -104,17 +100,7 @@ TEST(Dinov2, LoadErrorsAreOneLineNamingTheFile) {
 
 namespace {
 
-struct Run {
-  int rc;
-  std::string out, err;
-};
-
-Run run_cli(const std::string& args, const std::string& dir) {
-  std::string cmd = std::string(std::getenv("HAMGAN_BIN")) + " " + args + " > " + dir + "/out.txt 2> " + dir + "/err.txt";
-  int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, test::file_contents(dir + "/out.txt"),
-          test::file_contents(dir + "/err.txt")};
-}
+using test::run_cli;
 
 // The distance line: "FD_DINOv2: <value>" (or "FID: " from a build that labels every distance so).
 double parse_fd(const std::string& out) {
@@ -127,7 +113,7 @@ double parse_fd(const std::string& out) {
 
 TEST(Dinov2, CliFdMatchesReferenceForEachMode) {
   if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN unset (run through ctest)";
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("dinov2_reference.py", "dinov2", "timm/pytorch-fid/torch-fidelity");
   auto dir = test::temp_dir("dinov2_cli");
   for (auto m : kModes) {
     SCOPED_TRACE(to_string(m));

@@ -17,17 +17,7 @@ using namespace hamgan;
 
 namespace {
 
-struct Run {
-  int rc;
-  std::string out, err;
-};
-
-Run run_cli(const std::string& args, const std::string& dir, const std::string& env = "") {
-  std::string cmd = env + " " + std::getenv("HAMGAN_BIN") + " " + args + " > " + dir + "/out.txt 2> " + dir + "/err.txt";
-  int rc = std::system(cmd.c_str());
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, test::file_contents(dir + "/out.txt"),
-          test::file_contents(dir + "/err.txt")};
-}
+using test::run_cli;
 
 // The number after "FID: ", and how many significant digits were printed.
 double parse_fid(const std::string& out, int* digits = nullptr) {
@@ -40,9 +30,6 @@ double parse_fid(const std::string& out, int* digits = nullptr) {
   }
   return std::stod(m[1].str());
 }
-
-#define NEED_BIN() \
-  if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN unset (run through ctest)"
 
 }  // namespace
 

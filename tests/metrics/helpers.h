@@ -1,6 +1,9 @@
 #pragma once
 // Shared helpers for the metrics tests: a fresh temporary directory, and the
 // Python reference scripts (tests/common/python_reference.h).
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -30,6 +33,25 @@ inline NpzReference& npz_reference(const std::string& script, const std::string&
   if (rc == 0) x.ref = read_npz(x.dir + "/ref.npz");
   if (rc != 0 && rc != 3) ADD_FAILURE() << script << " failed";
   return loaded.emplace(name, std::move(x)).first->second;
+}
+
+// Binds `R` to the reference of `script` (npz_reference); skips the test, or fails it under
+// HAMGAN_REQUIRE_REFERENCES, when the Python packages it needs are missing.
+#define NEED_NPZ_REFERENCE(script, name, packages)              \
+  auto& R = hamgan::test::npz_reference(script, name);          \
+  if (R.ref.empty()) REFERENCE_MISSING(packages " missing (scripts/install_deps.sh)")
+
+// The binary's exit status, standard output and standard error apart (run_hamgan merges them), through
+// files in `dir`; `env` goes before the command ("VAR=value").
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+inline CliRun run_cli(const std::string& args, const std::string& dir, const std::string& env = "") {
+  const std::string cmd =
+      env + " " + hamgan_bin() + " " + args + " > " + dir + "/out.txt 2> " + dir + "/err.txt";
+  const int rc = std::system(cmd.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, file_contents(dir + "/out.txt"), file_contents(dir + "/err.txt")};
 }
 
 inline double max_abs(const torch::Tensor& a, const torch::Tensor& b) {

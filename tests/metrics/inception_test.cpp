@@ -19,16 +19,12 @@ using namespace hamgan;
 
 namespace {
 
-#define NEED_REFERENCES()                     \
-  auto& R = test::npz_reference("inception_reference.py", "inception"); \
-  if (R.ref.empty()) REFERENCE_MISSING("pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)")
-
 using test::max_abs;
 
 }  // namespace
 
 TEST(Inception, FeaturesEqualPytorchFidOnSameWeights) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("inception_reference.py", "inception", "pytorch-fid/torch-fidelity");
   FeatureOptions o;
   o.spec = "inception:" + R.dir + "/weights.pth";
   o.resize = ResizeMode::legacy_pytorch;  // pytorch-fid's own preprocessing
@@ -42,7 +38,7 @@ TEST(Inception, FeaturesEqualPytorchFidOnSameWeights) {
 }
 
 TEST(Inception, LegacyFormatWeightsExplainConversion) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("inception_reference.py", "inception", "pytorch-fid/torch-fidelity");
   FidInceptionV3 net;
   try {
     load_pytorch_fid_weights(net, R.dir + "/weights_legacy.pth");
@@ -103,7 +99,7 @@ TEST(Inception, ADirectoryAsWeightsIsOneLineNamingIt) {
 }
 
 TEST(Inception, TorchScriptInterfaceBothModes) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("inception_reference.py", "inception", "pytorch-fid/torch-fidelity");
   FeatureOptions o;
   o.spec = "inception:" + R.dir + "/mimic.pt";
   o.device = "cpu";
@@ -117,7 +113,7 @@ TEST(Inception, TorchScriptInterfaceBothModes) {
 }
 
 TEST(Preprocess, ResizeModesMatchReferences) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("inception_reference.py", "inception", "pytorch-fid/torch-fidelity");
   for (const char* which : {"small", "big"}) {
     SCOPED_TRACE(which);
     auto img = R.ref[std::string(which) == "small" ? "images" : "big"];

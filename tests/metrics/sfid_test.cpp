@@ -18,10 +18,6 @@ using namespace hamgan;
 
 namespace {
 
-#define NEED_REFERENCES()                     \
-  auto& R = test::npz_reference("sfid_reference.py", "sfid"); \
-  if (R.ref.empty()) REFERENCE_MISSING("pytorch-fid/torch-fidelity missing (scripts/install_deps.sh)")
-
 using test::max_abs;
 
 std::unique_ptr<FeatureExtractor> extractor(const std::string& dir, SfidLayer layer, ResizeMode mode,
@@ -44,7 +40,7 @@ FeatureStats spatial_stats(FeatureExtractor& fx, const torch::Tensor& images) {
 }  // namespace
 
 TEST(Sfid, SpatialFeaturesEqualPytorchFidHooks) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("sfid_reference.py", "sfid", "pytorch-fid/torch-fidelity");
   // pytorch: pytorch-fid's own preprocessing; tf: the TF graph's resize, as ADM's evaluator runs it.
   const std::pair<ResizeMode, std::string> modes[] = {{ResizeMode::legacy_pytorch, "pytorch"},
                                                       {ResizeMode::legacy_tensorflow, "tf"}};
@@ -67,7 +63,7 @@ TEST(Sfid, SpatialFeaturesEqualPytorchFidHooks) {
 }
 
 TEST(Sfid, OffByDefaultAndPoolFeaturesUnchanged) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("sfid_reference.py", "sfid", "pytorch-fid/torch-fidelity");
   auto images = R.ref["images"].slice(0, 0, 2);
   auto plain = extractor(R.dir, SfidLayer::adm, ResizeMode::legacy_tensorflow, false)->extract(images);
   EXPECT_FALSE(plain.spatial.defined());
@@ -77,7 +73,7 @@ TEST(Sfid, OffByDefaultAndPoolFeaturesUnchanged) {
 }
 
 TEST(Sfid, DistanceEqualsReference) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("sfid_reference.py", "sfid", "pytorch-fid/torch-fidelity");
   // ADM's layer end to end from our own features; mixed_6e (whose features the first test
   // checks) from the reference's, to halve the ~1 s/image forward passes.
   for (SfidLayer layer : {SfidLayer::adm, SfidLayer::mixed_6e}) {
@@ -105,7 +101,7 @@ TEST(Sfid, DistanceEqualsReference) {
 }
 
 TEST(Sfid, StatsRoundTripAndNumpyReadsThem) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("sfid_reference.py", "sfid", "pytorch-fid/torch-fidelity");
   RunningStats pool, spatial;
   pool.add(torch::randn({5, 3}, torch::kFloat64));
   spatial.add(R.ref["adm_a"]);
@@ -131,7 +127,7 @@ TEST(Sfid, StatsRoundTripAndNumpyReadsThem) {
 }
 
 TEST(Sfid, OtherToolsFilesLoad) {
-  NEED_REFERENCES();
+  NEED_NPZ_REFERENCE("sfid_reference.py", "sfid", "pytorch-fid/torch-fidelity");
   const FeatureStats plain = load_stats(R.dir + "/plain.npz");  // pytorch-fid style: mu, sigma only
   EXPECT_EQ(plain.mu.size(0), 3);
   EXPECT_FALSE(plain.mu_s.defined());

@@ -25,11 +25,8 @@ Run run(const std::string& args) {
 
 std::filesystem::path temp_dir() { return hamgan::test::scratch_dir("gan", "model_info"); }
 
-#define REQUIRE_BIN() \
-  if (!std::getenv("HAMGAN_BIN")) GTEST_SKIP() << "HAMGAN_BIN not set"
-
 TEST(ModelInfoCli, PresetPrintsReferenceTotals) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto r = run("model-info --preset sngan128");
   ASSERT_EQ(r.status, 0) << r.output;
   // 41,996,931 and 39,443,137: the SAGAN counts minus the attention blocks (81,921 and 20,481).
@@ -39,7 +36,7 @@ TEST(ModelInfoCli, PresetPrintsReferenceTotals) {
 }
 
 TEST(ModelInfoCli, ReadsFlatTomlKeys) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto file = temp_dir() / "small.toml";
   std::ofstream(file) << "resolution = 32\nimage_channels = 1\nnum_classes = 10\nz_dim = 64\n"
                          "g_ch = 4\nd_ch = 4\nblock_resolution = 16\ng_block = \"none\"\nd_block = \"none\"\n"
@@ -54,7 +51,7 @@ TEST(ModelInfoCli, ReadsFlatTomlKeys) {
 }
 
 TEST(ModelInfoCli, BadInputExitsWithOneLineError) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto file = temp_dir() / "typo.toml";
   std::ofstream(file) << "resolutoin = 32\n";
   auto r = run("model-info --config " + file.string());
@@ -69,7 +66,7 @@ TEST(ModelInfoCli, BadInputExitsWithOneLineError) {
 }
 
 TEST(ModelInfoCli, ModelTextRoundTripsThroughConfig) {
-  REQUIRE_BIN();
+  NEED_BIN();
   hamgan::ModelConfig c;
   c.resolution = 64;
   c.image_channels = 1;
@@ -92,7 +89,7 @@ TEST(ModelInfoCli, ModelTextRoundTripsThroughConfig) {
 }
 
 TEST(ModelInfoCli, HamKeysReachBothNetworksBlocks) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto file = temp_dir() / "ham.toml";
   std::ofstream(file) << "ham_type = \"cd\"\nham_rank = 3\nham_train_steps = 2\nham_eval_steps = 4\n"
                          "ham_gradient = \"bptt\"\nham_beta = 0.5\nham_init = \"online\"\n";
@@ -113,7 +110,7 @@ TEST(ModelInfoCli, HamKeysReachBothNetworksBlocks) {
 
 // An experiment file carries train keys too: model-info skips them (known keys) and describes the model.
 TEST(ModelInfoCli, ExperimentFileDescribesItsModel) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const std::string file = std::string(HAMGAN_SOURCE_DIR) + "/experiments/imagenet128_ham.toml";
   const auto r = run("model-info --config " + file);
   ASSERT_EQ(r.status, 0) << r.output;
@@ -123,7 +120,7 @@ TEST(ModelInfoCli, ExperimentFileDescribesItsModel) {
 }
 
 TEST(ModelInfoCli, KeyOfNoTableIsStillAnError) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto file = temp_dir() / "mixed.toml";
   std::ofstream(file) << "resolution = 32\nbatch_size = 8\nloss = \"hinge\"\nham_rnak = 2\n";
   const auto r = run("model-info --config " + file.string());
@@ -133,7 +130,7 @@ TEST(ModelInfoCli, KeyOfNoTableIsStillAnError) {
 }
 
 TEST(ModelInfoCli, BadBlockOptionValueNamesTheKey) {
-  REQUIRE_BIN();
+  NEED_BIN();
   const auto r = run("model-info --ham_train_steps 0");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("ham_train_steps"), std::string::npos) << r.output;

@@ -17,9 +17,12 @@
 #include "modules/ham_nmf_cpu.h"
 #include "modules/spectral_divide.h"
 #include "modules/spectral_norm.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
+
+using test::seeded;
 
 // The ATen ops `work` dispatches on this thread, its backward passes included.
 std::set<std::string> ops_of(const std::function<void()>& work) {
@@ -103,8 +106,6 @@ TEST(DoubleBackward, SpectralNormMatchesPlainAutograd) {
 }
 
 // ---------------------------------------------------------------- NMF one-step nodes
-
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
 
 struct NmfPenalty {
   torch::Tensor grad_x, of_x, of_r;  // ∂s/∂x, then ∂P/∂x and ∂P/∂R for P = ‖∂s/∂x‖²

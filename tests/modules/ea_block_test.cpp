@@ -11,11 +11,12 @@
 #include "modules/bench_modules.h"
 #include "modules/ea_block.h"
 #include "tests/common/test_util.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+using test::seeded;
 
 EaOptions ea_options(int64_t memory, int64_t heads, bool cbn = true) {
   EaOptions o;

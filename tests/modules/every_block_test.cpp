@@ -67,8 +67,6 @@ class NoTf32 {
   bool cudnn_, cublas_;
 };
 
-}  // namespace
-
 TEST_P(EveryBlock, ShapeIdentityAtInitAndFiniteGradients) {
   torch::manual_seed(0);
   for (const auto& c : kCases) {
@@ -177,3 +175,5 @@ INSTANTIATE_TEST_SUITE_P(Registry, EveryBlock,
                            return std::get<0>(info.param) +
                                   (std::get<1>(info.param) == torch::kFloat ? "_float32" : "_float64");
                          });
+
+}  // namespace

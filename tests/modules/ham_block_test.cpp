@@ -7,17 +7,13 @@
 #include <vector>
 
 #include "modules/ham_block.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
-
-HamOptions ham_options(HamType type) {
-  HamOptions o;
-  o.type = type;
-  return o;
-}
+using test::seeded;
+using test::ham_options;
 
 class HamBlockTest : public ::testing::TestWithParam<HamType> {};
 

@@ -6,15 +6,15 @@
 
 #include "modules/ham_decomposition.h"
 #include "tests/modules/ham_oracle.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
+using test::seeded;
+using test::kF64;
+
 using test::Mat;
-
-const auto kF64 = torch::TensorOptions().dtype(torch::kDouble);
-
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
 
 // ‖X − D Cᵀ‖_F of batch element b, by the oracle.
 double nmf_objective(const torch::Tensor& x, const HamFactors& f, int64_t b) {

@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "modules/ham_decomposition.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
-const auto kF64 = torch::TensorOptions().dtype(torch::kDouble);
-
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+using test::seeded;
+using test::kF64;
 
 HamSolverOptions solver(HamType type, int64_t steps, HamGradient grad, double t) {
   HamSolverOptions o;

@@ -10,13 +10,14 @@
 #include "modules/ham_decomposition.h"
 #include "modules/ham_nmf_cpu.h"
 #include "tests/modules/ham_oracle.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
-using test::Mat;
+using test::seeded;
 
-torch::Generator seeded(uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+using test::Mat;
 
 // ‖a − b‖ / ‖b‖ over batch element b of two (B, rows, cols) tensors, b read as the reference Mat.
 double relative_error(const torch::Tensor& got, const Mat& want, int64_t b) {

@@ -8,15 +8,12 @@
 
 #include "core/errors.h"
 #include "modules/ham_block.h"
+#include "tests/modules/module_test_util.h"
 
 namespace hamgan {
 namespace {
 
-HamOptions ham_options(HamType type) {
-  HamOptions o;
-  o.type = type;
-  return o;
-}
+using test::ham_options;
 
 TEST(HamBlock, StepsFollowMode) {
   auto o = ham_options(HamType::kNMF);

@@ -52,7 +52,7 @@ std::vector<torch::Tensor> grads(torch::nn::Module& m) {
 }
 
 // ||a - b|| / ||b|| over all of a module's gradients as one vector.
-double relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+double relative_difference_of_all(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
   auto flat = [](const std::vector<torch::Tensor>& ts) {
     std::vector<torch::Tensor> f;
     for (const auto& t : ts) f.push_back(t.reshape(-1).to(torch::kDouble));
@@ -82,7 +82,7 @@ DResult d_update(const TrainConfig& c, int64_t accumulate) {
 TEST(Accumulate, FourMicroBatchesGiveTheDiscriminatorGradientOfOneBatch) {
   const TrainConfig c = accumulate_config();
   const DResult one = d_update(c, 1), four = d_update(c, 4);
-  const double err = relative_difference(four.grads, one.grads);
+  const double err = relative_difference_of_all(four.grads, one.grads);
   std::printf("D: 4 x 2 vs 1 x 8, relative gradient difference %.3g\n", err);
   EXPECT_LE(err, 1e-5);
   EXPECT_NEAR(four.loss, one.loss, 1e-6 * std::abs(one.loss));
@@ -106,11 +106,11 @@ std::vector<torch::Tensor> g_update(const TrainConfig& c, int64_t accumulate, bo
 
 TEST(Accumulate, FourMicroBatchesGiveTheGeneratorGradientOfOneBatchWithBatchNormInEval) {
   const TrainConfig c = accumulate_config();
-  const double err = relative_difference(g_update(c, 4, false), g_update(c, 1, false));
+  const double err = relative_difference_of_all(g_update(c, 4, false), g_update(c, 1, false));
   std::printf("G (BN eval): 4 x 2 vs 1 x 8, relative gradient difference %.3g\n", err);
   EXPECT_LE(err, 1e-5);
   // With batch statistics each micro-batch normalises by its own: the test can tell.
-  const double coupled = relative_difference(g_update(c, 4, true), g_update(c, 1, true));
+  const double coupled = relative_difference_of_all(g_update(c, 4, true), g_update(c, 1, true));
   std::printf("G (BN train): relative gradient difference %.3g\n", coupled);
   EXPECT_GT(coupled, 1e-3);
 }

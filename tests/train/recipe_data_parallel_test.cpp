@@ -12,7 +12,7 @@ using namespace test;
 
 // SA blocks (the Hamburger's random bases follow the per-rank batch) and settings that make
 // two ranks compute one process's updates, as DataParallel.SyncBatchNormOverTwoRanksEquals... does.
-TrainConfig every_term(const std::string& run_dir) {
+TrainConfig every_term_on_two_ranks(const std::string& run_dir) {
   TrainConfig c = dp_config(run_dir);
   use_sa_blocks(c.model);
   c.batch_size = 8;
@@ -46,12 +46,12 @@ void expect_same_state(const std::string& a_dump, const std::string& b_dump, con
 
 TEST(RecipeComposition, TwoRanksEqualOneProcessWithEveryTerm) {
   const std::string two = temp_dir("recipe_dp_two"), one = temp_dir("recipe_dp_one");
-  ASSERT_EQ(run_ranks(every_term(two + "/run"), 2, two), kAllOk2);
-  ASSERT_EQ(run_ranks(every_term(one + "/run"), 1, one), std::vector<int>{0});
+  ASSERT_EQ(run_ranks(every_term_on_two_ranks(two + "/run"), 2, two), kAllOk2);
+  ASSERT_EQ(run_ranks(every_term_on_two_ranks(one + "/run"), 1, one), std::vector<int>{0});
   expect_same_state(two + "/rank_0.pt", one + "/rank_0.pt", "2 ranks");
   // Rank-local LeCam anchors (each rank's own half-batch means) would differ from one process's.
   const std::string local = temp_dir("recipe_dp_plain");
-  TrainConfig plain = every_term(local + "/run");
+  TrainConfig plain = every_term_on_two_ranks(local + "/run");
   plain.recipe = RecipeConfig{};
   plain.loss = LossType::kHinge;
   ASSERT_EQ(run_ranks(plain, 1, local), std::vector<int>{0});

@@ -32,7 +32,7 @@ TEST(Duration, ReadsTheSpellingsSchedulersAndPeopleUse) {
   for (const char* bad : {"", "h", "1x", "1:60:00", "1:2:3:4", "-5", "1.5h", "abc", ":", "::", "1:", ":30", "1::2"})
     EXPECT_EQ(parse_duration(bad), -1) << bad;
   for (int64_t s : {0, 59, 60, 3599, 3600, 5415, 90061}) EXPECT_EQ(parse_duration(format_duration(s)), s) << s;
-  EXPECT_EQ(format_duration(5400), "1h30m");
+  EXPECT_EQ(format_duration(int64_t{5400}), "1h30m");
 }
 
 TEST(TimeBudget, StopsWhileTwiceTheLongestStepIsLeft) {
