@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from unittest import mock
 
-from hostile_common import check, expect_refused, finish, make_generator, one_line_error, run_tool
+from hostile_common import PACKAGE_ROOT, check, expect_refused, finish, make_generator, one_line_error, run_tool
 import torch
 
 NOBODY = 65534
@@ -49,10 +49,11 @@ def read_only_case(work, g):
     ro.chmod(0o555)
     user = None
     if os.geteuid() == 0:
-        try:
-            subprocess.run(["true"], user=NOBODY, check=True)
+        try:  # this Python and the package, as that user: an environment under /root is out of its reach
+            subprocess.run([sys.executable, "-c", "import hamgan"], user=NOBODY, check=True, capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=PACKAGE_ROOT), cwd="/")
         except (OSError, subprocess.SubprocessError):
-            print("skip  read-only directory: cannot run as another user here")
+            print(f"skip  read-only directory: the nobody user cannot run {sys.executable} with the package here")
             return
         work.chmod(0o755)
         os.chmod(g, 0o644)
