@@ -142,8 +142,9 @@ TEST(Provenance, RecordsTheRevisionTheCommandAndTheVersions) {
   train(c);
   const std::string text = test::file_contents(dir + "/provenance.json");
   std::string rev;
-  if (test::run_command("git -C " HAMGAN_SOURCE_DIR " rev-parse HEAD", &rev) == 0)
+  if (test::run_command("git -C " HAMGAN_SOURCE_DIR " rev-parse HEAD", &rev) == 0) {
     EXPECT_NE(text.find("\"git_revision\": \"" + rev.substr(0, 40) + "\""), std::string::npos) << text;
+  }
   // Read back with Python's json, an independent parser.
   std::string check;
   ASSERT_EQ(test::run_command(

@@ -124,9 +124,15 @@ TEST(CudaProbe, ThisMachine) {
   const CudaProbe& p = cuda_probe();
   EXPECT_EQ(p.devices, static_cast<int64_t>(torch::cuda::device_count()));
   // Where CUDA starts, auto is a GPU; where GPUs are present and it does not, auto is refused.
-  if (p.devices > 0) EXPECT_TRUE(resolve_device("auto").is_cuda());
-  if (p.devices == 0 && !(p.libtorch_cuda && p.nvidia_gpus)) EXPECT_TRUE(resolve_device("auto").is_cpu());
-  if (p.devices == 0 && p.libtorch_cuda && p.nvidia_gpus) EXPECT_THROW(resolve_device("auto"), ConfigError);
+  if (p.devices > 0) {
+    EXPECT_TRUE(resolve_device("auto").is_cuda());
+  }
+  if (p.devices == 0 && !(p.libtorch_cuda && p.nvidia_gpus)) {
+    EXPECT_TRUE(resolve_device("auto").is_cpu());
+  }
+  if (p.devices == 0 && p.libtorch_cuda && p.nvidia_gpus) {
+    EXPECT_THROW(resolve_device("auto"), ConfigError);
+  }
 }
 
 }  // namespace

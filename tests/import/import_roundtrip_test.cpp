@@ -96,7 +96,9 @@ TEST_F(ImportRoundTrip, DiscriminatorComesAlongWhenTheFileHasIt) {
   const Discriminator fresh_d = discriminator_of(dir_ + "/fresh_d/checkpoints/step_0000000.pt");
   for (const auto& p : original->named_parameters()) {
     EXPECT_TRUE(torch::equal(with_d->named_parameters()[p.key()], p.value())) << p.key();
-    if (p.value().numel() >= 16) EXPECT_FALSE(torch::equal(fresh_d->named_parameters()[p.key()], p.value())) << p.key();
+    if (p.value().numel() >= 16) {
+      EXPECT_FALSE(torch::equal(fresh_d->named_parameters()[p.key()], p.value())) << p.key();
+    }
   }
 }
 
@@ -134,8 +136,9 @@ TEST_F(ImportRoundTrip, TrainResumeStartsFromTheImportedWeights) {
   for (const auto& p : tuned->named_parameters()) {
     const torch::Tensor& start = moved.at("G." + p.key());
     EXPECT_LT((p.value() - start).abs().max().item<double>(), 1e-3) << p.key();
-    if (start.numel() >= 16)
+    if (start.numel() >= 16) {
       EXPECT_GT((original->named_parameters()[p.key()] - start).abs().max().item<double>(), 0.02) << p.key();
+    }
   }
 }
 

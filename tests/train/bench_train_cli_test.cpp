@@ -56,7 +56,9 @@ TEST(BenchTrainCli, WritesJsonWithPositiveConsistentPhaseTimes) {
   EXPECT_EQ(profile["steps"], 2);
   double kernels = 0;
   for (const std::string& p : phases) {
-    if (p != "data") EXPECT_GT(profile["kernels_per_step"][p].get<double>(), 0) << p;
+    if (p != "data") {
+      EXPECT_GT(profile["kernels_per_step"][p].get<double>(), 0) << p;
+    }
     EXPECT_EQ(profile["host_syncs_per_step"][p].get<double>(), 0) << p;
     kernels += profile["kernels_per_step"][p].get<double>();
   }

@@ -40,7 +40,7 @@ std::vector<RankRun> run_two_ranks(const std::string& name, const std::string& r
 TEST(ConfigAgreement, RanksWithAnotherSeedOrArchitectureAreRefusedNamingTheKey) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
   // block_resolution 8 puts the context blocks where their widths differ: other tensor shapes.
-  for (const std::string& key : {"seed", "block_resolution"}) {
+  for (const std::string key : {"seed", "block_resolution"}) {
     const auto ranks = run_two_ranks("agree_" + key, "--" + key + " 8");
     for (int r = 0; r < 2; ++r) {
       const RankRun& run = ranks[static_cast<size_t>(r)];
