@@ -3,8 +3,8 @@ option(HAMGAN_UNITY "Compile each target's sources in batches (a unity build): a
 
 # Most of a translation unit's time here goes to LibTorch's headers (about 7 s each even precompiled, for
 # the templates their inline functions instantiate), so a batch of 8 sources costs little more than one.
-# A source that defines a macro before an include (configuring a header) compiles alone, as do
-# those named after the target. OFF gives one object per source, for the shortest edit-rebuild loop.
+# A source that defines a macro before an include (configuring a header) compiles alone, as do the
+# sources passed after the target name and generated ones. OFF gives one object per source, for the shortest edit-rebuild loop.
 function(hamgan_unity_build target)
   if(NOT HAMGAN_UNITY)
     return()

@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 
 #include "core/errors.h"
+#include "core/tensor_text.h"
 
 namespace hamgan {
 namespace {
@@ -70,7 +71,7 @@ class CallableSource : public ImageSource {
   torch::Tensor batch(int64_t offset, int64_t count) override {
     auto x = make_(count, offset);
     if (x.dim() != 4 || x.size(0) != count || x.scalar_type() != torch::kUInt8)
-      throw DataError(desc_ + ": image maker returned " + c10::str(x.sizes()) + " " + c10::toString(x.scalar_type()) +
+      throw DataError(desc_ + ": image maker returned " + tensor_text(x) +
                       ", expected uint8 (" + std::to_string(count) + ", C, H, W)");
     return x;
   }
@@ -80,7 +81,7 @@ class CallableSource : public ImageSource {
     if (!label_) return {};
     auto y = label_(count, offset);
     if (y.dim() != 1 || y.size(0) != count || y.scalar_type() != torch::kInt64)
-      throw DataError(desc_ + ": label maker returned " + c10::str(y.sizes()) + " " + c10::toString(y.scalar_type()) +
+      throw DataError(desc_ + ": label maker returned " + tensor_text(y) +
                       ", expected int64 (" + std::to_string(count) + ")");
     return y.to(torch::kCPU);
   }
