@@ -7,6 +7,8 @@
 #   bench/gpu_session.sh test             # ctest on the GPU build (the CUDA tests run instead of skipping)
 #   bench/gpu_session.sh bench            # training speed (HamGAN and the PyTorch reference) and Table 3
 #   bench/gpu_session.sh eval             # the FID pipeline: batch sizes at 10k images, then 50k end to end
+#   bench/gpu_session.sh perf             # the step's open numbers in one call (bench/gpu_perf.sh): HamGAN ham and
+#                                         # none, both resampling forms, eager and compiled PyTorch, conv times, profile
 #
 # Each phase fits in 10 minutes on 16 cores and one H100; `bench train` and `bench modules` run one half of
 # `bench` each. Results gather in /tmp/hamgan-gpu (kept between the calls of one machine) and are copied
@@ -18,7 +20,7 @@
 # these, e.g. "hamgan test_cuda"), HAMGAN_GPU_EVAL_BATCHES ("100 250 500").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-phase="${1:?usage: bench/gpu_session.sh build|test|bench|eval [train|modules]}"
+phase="${1:?usage: bench/gpu_session.sh build|test|bench|eval|perf [train|modules]}"
 part="${2:-all}"
 out="${OUT:-gpu-results}"
 work="${HAMGAN_GPU_WORK:-/tmp/hamgan-gpu}"
@@ -108,8 +110,11 @@ case "$phase" in
       tail -n 8 | tee -a "$summary" || echo "bench fid 50k: failed or timed out" | tee -a "$summary"
     pack
     ;;
+  perf)
+    exec bench/gpu_perf.sh
+    ;;
   *)
-    echo "gpu_session: unknown phase '$phase'; use build, test, bench or eval" >&2
+    echo "gpu_session: unknown phase '$phase'; use build, test, bench, eval or perf" >&2
     exit 1
     ;;
 esac

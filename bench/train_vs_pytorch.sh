@@ -8,6 +8,8 @@
 # there as <config>_<precision>_hamgan.json and <config>_<precision>_pytorch.json.
 # PRECISION: auto (default: tf32 on CUDA, fp32 on CPU), fp32, tf32 or bf16.
 # DEVICE: cpu (default) or cuda. HAMGAN_BENCH_PROFILE=1 also counts kernels and host syncs per step (--profile).
+# HAMGAN_BENCH_COMPILE="default max-autotune-no-cudagraphs" (any of the two) adds the reference under
+# torch.compile with each mode, in the same run, as <config>_<precision>_compile_<mode>.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh  # python3 below is the project environment's
@@ -36,10 +38,18 @@ profile=()
 python3 bench/python/train_step.py --config "$config" --steps "$steps" --warmup 5 --threads "$threads" \
   --batch "$batch" --precision "$precision" --device "$device" --hamgan "$BIN" "${profile[@]}" \
   --out "$out/${name}_pytorch.json" >/dev/null
+compiled=()
+for mode in ${HAMGAN_BENCH_COMPILE:-}; do
+  python3 bench/python/train_step.py --config "$config" --steps "$steps" --warmup 5 --threads "$threads" \
+    --batch "$batch" --precision "$precision" --device "$device" --hamgan "$BIN" --compile "$mode" \
+    --out "$out/${name}_compile_$mode.json" >/dev/null
+  compiled+=("$out/${name}_compile_$mode.json")
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$out/${name}_hamgan.json" "$out/${name}_pytorch.json" "$name" <<'PY'
+python3 - "$out/${name}_hamgan.json" "$out/${name}_pytorch.json" "$name" "${compiled[@]}" <<'PY'
 import json, sys
 ours, ref = (json.load(open(p)) for p in sys.argv[1:3])
+others = [json.load(open(p)) for p in sys.argv[4:]]
 print(f"{sys.argv[3]}: {ours['device_name']}, {ours['precision']}, batch {ours['batch']}, {ours['steps']} steps, "
       f"{ours['data']}")
 
@@ -59,7 +69,7 @@ def counts(r):  # kernels / host syncs per step with --profile
 print("| implementation | it/s | img/s | step ms | step CPU ms | d_step ms | g_step ms | ema ms | peak MiB "
       "| kernels / syncs per step |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-for r in (ours, ref):
+for r in (ours, ref, *others):
     p = r["phase_ms"]
     ema = p.get("ema_step", p.get("ema", 0.0))
     print(f"| {r['implementation']} {r['torch_version']} | {r['its_per_s']:.2f} | {r['images_per_s']:.0f} | "
@@ -67,4 +77,6 @@ for r in (ours, ref):
           f"{ema:.2f} | {r['peak_memory_bytes'] / 2**20:.0f} | {counts(r)} |")
 print(f"HamGAN / PyTorch it/s: {ours['its_per_s'] / ref['its_per_s']:.2f}x; "
       f"PyTorch / HamGAN step CPU time: {ref['step_cpu_ms'] / ours['step_cpu_ms']:.2f}x")
+for r in others:
+    print(f"HamGAN / {r['implementation']} it/s: {ours['its_per_s'] / r['its_per_s']:.2f}x")
 PY

@@ -24,7 +24,9 @@ FieldTable<TrainBenchConfig> bench_fields() {
                    &B::steps),
       member_field(int_field("warmup", "Untimed steps first", at_least(0)), &B::warmup),
       member_field(string_field("out", "Write the result as JSON to this file"), &B::out),
-      member_field(flag_field("profile", "Count ATen kernels and host synchronisations per step phase"), &B::profile),
+      member_field(flag_field("profile", "Count ATen kernels, host synchronisations, memory-bound bytes and "
+                                         "float32<->bf16 activation casts per step phase"),
+                   &B::profile),
   };
 }
 

@@ -1,10 +1,18 @@
 #pragma once
 // The options every command that loads a generator checkpoint shares (`sample`,
 // `class-consistency`), for any config struct with the members seed, raw,
-// standing_stats and device.
+// standing_stats, device and resample_conv.
 #include "core/config_fields.h"
+#include "gan/sample/load_generator.h"
 
 namespace hamgan::cli {
+
+// --resample_conv: G's up-blocks as the checkpoint saved them, or in the given form (the same images).
+inline FieldSpec resample_conv_field() {
+  return choice_field("resample_conv", resample_conv_choices(),
+                      "Run G's upsampling separate from or folded into its convolutions (checkpoint: as saved; "
+                      "the same images either way)");
+}
 
 template <class C>
 FieldTable<C> generator_checkpoint_fields() {
@@ -16,6 +24,7 @@ FieldTable<C> generator_checkpoint_fields() {
                              at_least(0)),
                    &C::standing_stats),
       member_field(string_field("device", "auto | cpu | cuda | cuda:N"), &C::device),
+      member_field(resample_conv_field(), &C::resample_conv),
   };
 }
 

@@ -40,6 +40,7 @@ struct OpenOp {
   bool has_child = false;       // an ATen op ran inside it
   bool has_work_below = false;  // an op that is not metadata-only ran somewhere inside it
   bool multi_tensor = false;    // a _foreach_ or _fused_ op, or inside one
+  OpInputs inputs;              // read at its start, for its bytes and casts at its end
 };
 
 // Multi-tensor ops (_foreach_*, _fused_*) are a few launches on CUDA whatever
@@ -69,6 +70,16 @@ std::string copy_sync(c10::ArrayRef<const c10::IValue> in) {
 
 }  // namespace
 
+OpCounts& OpCounts::operator+=(const OpCounts& o) {
+  ops += o.ops;
+  kernels += o.kernels;
+  syncs += o.syncs;
+  bytes += o.bytes;
+  per_sample_bytes += o.per_sample_bytes;
+  casts += o.casts;
+  return *this;
+}
+
 bool OpCounter::is_metadata_op(const std::string& name) { return metadata_ops().count(name) > 0; }
 
 OpCounter::OpCounter(size_t phases) : counts_(std::max<size_t>(phases, 1)) {
@@ -77,6 +88,7 @@ OpCounter::OpCounter(size_t phases) : counts_(std::max<size_t>(phases, 1)) {
   open_ops.clear();  // an earlier counter removed mid-op leaves its frames behind
   handle_ = at::addThreadLocalCallback(at::RecordFunctionCallback(&OpCounter::on_start, &OpCounter::on_end)
                                            .needsInputs(true)
+                                           .needsOutputs(true)
                                            .scopes({at::RecordScope::FUNCTION}));
 }
 
@@ -84,6 +96,8 @@ OpCounter::~OpCounter() {
   at::removeCallback(handle_);
   active.store(nullptr);
 }
+
+void OpCounter::count_activation_casts(ActivationRule rule) { activations_ = std::move(rule); }
 
 void OpCounter::restart() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -93,10 +107,7 @@ void OpCounter::restart() {
 
 void OpCounter::lap(size_t phase) {
   std::lock_guard<std::mutex> lock(mu_);
-  OpCounts& c = counts_.at(phase);
-  c.ops += pending_.ops;
-  c.kernels += pending_.kernels;
-  c.syncs += pending_.syncs;
+  counts_.at(phase) += pending_;
   for (const auto& [name, n] : pending_sync_ops_) sync_ops_[name] += n;
   pending_ = {};
   pending_sync_ops_.clear();
@@ -109,11 +120,7 @@ std::vector<OpCounts> OpCounter::counts() const {
 
 OpCounts OpCounter::total() const {
   OpCounts t;
-  for (const OpCounts& c : counts()) {
-    t.ops += c.ops;
-    t.kernels += c.kernels;
-    t.syncs += c.syncs;
-  }
+  for (const OpCounts& c : counts()) t += c;
   return t;
 }
 
@@ -122,13 +129,11 @@ std::map<std::string, int64_t> OpCounter::sync_ops() const {
   return sync_ops_;
 }
 
-void OpCounter::record(bool leaf, bool kernel, const std::string& sync) {
+void OpCounter::record(const OpCounts& c, const std::string& sync) {
   std::lock_guard<std::mutex> lock(mu_);
-  OpCounts& c = pending_;
-  c.ops += leaf ? 1 : 0;
-  c.kernels += kernel ? 1 : 0;
+  pending_ += c;
   if (!sync.empty()) {
-    ++c.syncs;
+    ++pending_.syncs;
     ++pending_sync_ops_[sync];
   }
 }
@@ -138,17 +143,20 @@ std::unique_ptr<at::ObserverContext> OpCounter::on_start(const at::RecordFunctio
   const std::string name = fn.name();
   const bool inside_multi_tensor = !open_ops.empty() && open_ops.back().multi_tensor;
   if (!open_ops.empty()) open_ops.back().has_child = true;
-  open_ops.push_back({false, false, inside_multi_tensor || is_multi_tensor(name)});
+  open_ops.push_back({false, false, inside_multi_tensor || is_multi_tensor(name), {}});
   if (inside_multi_tensor) return nullptr;
+  static const ActivationRule no_rule;
+  OpCounter* counter = active.load();
+  open_ops.back().inputs = read_inputs(fn.inputs(), counter != nullptr ? counter->activations_ : no_rule);
   std::string sync = data_dependent_ops().count(name) ? name : "";
   if (name == "aten::copy_") sync = copy_sync(fn.inputs());
-  if (OpCounter* counter = active.load(); counter != nullptr && !sync.empty()) counter->record(false, false, sync);
+  if (counter != nullptr && !sync.empty()) counter->record({}, sync);
   return nullptr;
 }
 
 void OpCounter::on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   if (!starts_with_aten(fn.name()) || open_ops.empty()) return;
-  const OpenOp op = open_ops.back();
+  const OpenOp op = std::move(open_ops.back());
   open_ops.pop_back();
   const std::string name = fn.name();
   const bool work = !is_metadata_op(name);
@@ -156,10 +164,18 @@ void OpCounter::on_end(const at::RecordFunction& fn, at::ObserverContext*) {
   if (!open_ops.empty() && open_ops.back().multi_tensor) return;  // counted as its multi-tensor op
   OpCounter* counter = active.load();
   if (counter == nullptr) return;
-  if (op.multi_tensor)
-    counter->record(true, true, "");
-  else
-    counter->record(!op.has_child, work && !op.has_work_below, "");
+  OpCounts c;
+  c.ops = op.multi_tensor || !op.has_child ? 1 : 0;
+  c.kernels = op.multi_tensor || (work && !op.has_work_below) ? 1 : 0;
+  if (c.kernels > 0) {
+    if (!is_compute_bound_op(name)) {
+      const Bytes moved = kernel_bytes(name, fn.overload_name(), op.inputs, fn.outputs(), counter->activations_);
+      c.bytes = moved.all;
+      c.per_sample_bytes = moved.per_sample;
+    }
+    c.casts = is_activation_cast(name, op.inputs, fn.outputs(), counter->activations_) ? 1 : 0;
+  }
+  counter->record(c, "");
 }
 
 }  // namespace hamgan

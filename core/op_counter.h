@@ -13,7 +13,14 @@
 //          op whose output size depends on the data (nonzero, masked_select,
 //          unique), a copy from a device to the host, or a host-to-device copy
 //          that blocks (non_blocking false, or from pageable memory where the
-//          build can pin).
+//          build can pin);
+//   bytes  what the kernels that are not convolutions or matrix products read
+//          and write, from their tensors' sizes and dtypes (core/op_traffic.h):
+//          on a GPU these are bound by memory bandwidth; per_sample_bytes is
+//          their share in tensors that grow with the batch (count_activation_casts'
+//          rule), which divided by the batch is what each image adds;
+//   cast   a kernel that converts an activation between float32 and bfloat16
+//          (count_activation_casts says which tensors are activations).
 // bench/python/hamgan_torch_profile.py applies the same definitions to PyTorch's profiler.
 #include <ATen/record_function.h>
 
@@ -23,10 +30,14 @@
 #include <string>
 #include <vector>
 
+#include "core/op_traffic.h"
+
 namespace hamgan {
 
 struct OpCounts {
-  int64_t ops = 0, kernels = 0, syncs = 0;
+  int64_t ops = 0, kernels = 0, syncs = 0, bytes = 0, casts = 0;
+  int64_t per_sample_bytes = 0;  // the share of `bytes` in tensors that grow with the batch
+  OpCounts& operator+=(const OpCounts& o);
 };
 
 class OpCounter {
@@ -38,6 +49,10 @@ class OpCounter {
   ~OpCounter();
   OpCounter(const OpCounter&) = delete;
   OpCounter& operator=(const OpCounter&) = delete;
+
+  // Counts casts of the tensors `rule` calls activations, and the bytes of those that grow with
+  // the batch, from now on (none before).
+  void count_activation_casts(ActivationRule rule);
 
   void restart();
   void lap(size_t phase);
@@ -52,13 +67,14 @@ class OpCounter {
  private:
   static std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn);
   static void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx);
-  void record(bool leaf, bool kernel, const std::string& sync);
+  void record(const OpCounts& c, const std::string& sync);
 
   mutable std::mutex mu_;
   std::vector<OpCounts> counts_;
   std::map<std::string, int64_t> sync_ops_;
   OpCounts pending_;  // since the last boundary
   std::map<std::string, int64_t> pending_sync_ops_;
+  ActivationRule activations_;  // set before counting, then only read
   at::CallbackHandle handle_;
 };
 

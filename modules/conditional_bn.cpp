@@ -22,9 +22,12 @@ ConditionalBatchNormImpl::ConditionalBatchNormImpl(const ConditionalBatchNormOpt
 }
 
 torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const torch::Tensor& labels) {
-  // Statistics and normalisation in float32 under autocast (a bf16 variance loses the small ones).
+  // Statistics in float32 under autocast (a bf16 variance loses the small ones); a bf16 input stays
+  // bf16 on the paths that take float32 statistics of it without a float32 copy of the whole tensor.
   Fp32Region fp32;
-  const torch::Tensor x = to_fp32_if_reduced(x_in);
+  const bool reduced = x_in.scalar_type() == torch::kBFloat16 || x_in.scalar_type() == torch::kHalf;
+  const bool synced = stats_sync && stats_sync->world_size() > 1;
+  const torch::Tensor x = is_training() && synced ? to_fp32_if_reduced(x_in) : x_in;
   const auto c = options.channels(), k = options.num_classes();
   TORCH_CHECK(x.dim() == 4 && x.size(1) == c, "ConditionalBatchNorm: expected (N, ", c, ", H, W), got ", x.sizes());
   torch::Tensor g, b;  // (N or 1, C, 1, 1)
@@ -41,14 +44,10 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const
     b = bias.view({1, c, 1, 1});
   }
 
-  if (is_training() && !(stats_sync && stats_sync->world_size() > 1)) {
-    // ATen's fused batch norm normalises with the batch mean and the *biased*
-    // variance in one kernel, and its backward is one kernel too: 2-4x faster on
-    // the CPU than the composite below. The moving averages are fed the same
-    // biased variance (TF's standardize_batch), recovered from its 1/sqrt(var + eps).
-    const auto [normalised, batch_mean, inv_std] =
-        torch::native_batch_norm(x, {}, {}, {}, {}, /*training=*/true, 0.0, options.eps());
-    update_moving_statistics(batch_mean, inv_std.pow(-2) - options.eps());
+  if (is_training() && !synced) {
+    const torch::Tensor normalised = normalise_local_batch(x);
+    // A reduced-precision result is written once, from float32 arithmetic on the small gain and bias.
+    if (reduced) return torch::addcmul(b.to(x.scalar_type()), normalised, g.to(x.scalar_type()));
     return torch::addcmul(b, normalised, g);
   }
   torch::Tensor mean, var;  // (C)
@@ -67,14 +66,42 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const
     var = running_var;
   }
   const auto scale = torch::rsqrt(var + options.eps()).view({1, c, 1, 1});
+  if (reduced && !is_training()) {  // x · (scale g) + (b − mean scale g): one pass over the bf16 map
+    const torch::Tensor a = scale * g;
+    return torch::addcmul((b - mean.view({1, c, 1, 1}) * a).to(x.scalar_type()), x, a.to(x.scalar_type()));
+  }
   return (x - mean.view({1, c, 1, 1})) * scale * g + b;
+}
+
+torch::Tensor ConditionalBatchNormImpl::normalise_local_batch(const torch::Tensor& x) {
+  // ATen's fused batch norm normalises with the batch mean and the *biased*
+  // variance in one kernel, and its backward is one kernel too: 2-4x faster on
+  // the CPU than the composite below. The moving averages are fed the same
+  // biased variance (TF's standardize_batch), recovered from its 1/sqrt(var + eps).
+  // A float32 weight makes it keep float32 statistics of a bf16 input (without
+  // one the CPU kernel returns them in bf16); a float32 input takes none, as before.
+  const torch::Tensor weight = x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble
+                                   ? torch::Tensor()
+                                   : float32_unit_weight(x);
+  const auto [normalised, batch_mean, inv_std] =
+      torch::native_batch_norm(x, weight, {}, {}, {}, /*training=*/true, 0.0, options.eps());
+  update_moving_statistics(batch_mean, inv_std.pow(-2) - options.eps());
+  return normalised;
+}
+
+const torch::Tensor& ConditionalBatchNormImpl::float32_unit_weight(const torch::Tensor& x) {
+  if (!unit_weight_.defined() || unit_weight_.device() != x.device())
+    unit_weight_ = torch::ones({options.channels()}, x.options().dtype(torch::kFloat));
+  return unit_weight_;
 }
 
 void ConditionalBatchNormImpl::update_moving_statistics(const torch::Tensor& mean, const torch::Tensor& var) {
   torch::NoGradGuard no_grad;
   const double m = options.momentum();
-  running_mean.mul_(1.0 - m).add_(mean.detach(), m);
-  running_var.mul_(1.0 - m).add_(var.detach(), m);
+  // Two multi-tensor ops for both buffers (one launch each on CUDA), the same arithmetic as mul_ then add_.
+  const std::vector<torch::Tensor> moving = {running_mean, running_var};
+  at::_foreach_mul_(moving, 1.0 - m);
+  at::_foreach_add_(moving, std::vector<torch::Tensor>{mean.detach(), var.detach()}, m);
 }
 
 LocalBatchStatsScope::LocalBatchStatsScope(torch::nn::Module& module) {

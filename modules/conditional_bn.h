@@ -26,6 +26,7 @@ class ConditionalBatchNormImpl : public torch::nn::Module {
  public:
   explicit ConditionalBatchNormImpl(const ConditionalBatchNormOptions& options);
   // x: (N, C, H, W); labels: (N,) int64, ignored (may be undefined) when num_classes == 0.
+  // The result has x's dtype: a bf16 activation is normalised as bf16 with float32 statistics.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels = {});
   ConditionalBatchNormOptions options;
   torch::Tensor gain, bias;                  // (num_classes or 1, C)
@@ -37,6 +38,12 @@ class ConditionalBatchNormImpl : public torch::nn::Module {
 
  private:
   void update_moving_statistics(const torch::Tensor& mean, const torch::Tensor& var);
+  // x normalised by its own batch statistics on one rank; updates the moving ones.
+  torch::Tensor normalise_local_batch(const torch::Tensor& x);
+  // float32 ones (C) on x's device: the weight that makes ATen's batch norm keep float32 statistics
+  // for a bf16 input (made once per device, not a parameter and not saved).
+  const torch::Tensor& float32_unit_weight(const torch::Tensor& x);
+  torch::Tensor unit_weight_;
 };
 TORCH_MODULE(ConditionalBatchNorm);
 

@@ -35,20 +35,24 @@ torch::Tensor differentiable_grad(const torch::Tensor& g, const torch::Tensor& w
 // W / d, whose backward is the closed form in the header.
 struct SpectralDivide : torch::autograd::Function<SpectralDivide> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& w, const torch::Tensor& d,
-                               const torch::Tensor& u, const torch::Tensor& v, const torch::Tensor& scale) {
+                               const torch::Tensor& u, const torch::Tensor& v, const torch::Tensor& scale,
+                               at::ScalarType out) {
     ctx->save_for_backward({w, d, u, v, scale});
-    return w / d;
+    if (out == at::ScalarType::Undefined || out == w.scalar_type()) return w / d;
+    torch::Tensor quotient = torch::empty_like(w, w.options().dtype(out));  // keeps w's memory format
+    at::div_out(quotient, w, d);
+    return quotient;
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const variable_list s = ctx->get_saved_variables();
     const torch::Tensor &w = s[0], &d = s[1], &u = s[2], &v = s[3], &scale = s[4];
-    const torch::Tensor& g = grads[0];
+    const torch::Tensor g = grads[0].to(w.scalar_type());  // a bf16 quotient's gradient, for a float32 W
     // Grad mode is on in a backward pass exactly when it builds a graph (create_graph).
-    if (torch::GradMode::is_enabled()) return {differentiable_grad(g, w, d, u, v, scale), {}, {}, {}, {}};
+    if (torch::GradMode::is_enabled()) return {differentiable_grad(g, w, d, u, v, scale), {}, {}, {}, {}, {}};
     torch::Tensor grad_w = g / d;
     const torch::Tensor c = (g * w).sum() * scale;  // ⟨G, W⟩ [σ counts] / d²
     grad_w.sub_(like_weight(torch::outer(u * c, v), w));
-    return {grad_w, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    return {grad_w, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -67,8 +71,8 @@ SNDivisor sn_divisor(const torch::Tensor& sigma, const torch::Tensor& clamped) {
 }
 
 torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
-                        const torch::Tensor& v, const torch::Tensor& scale) {
-  return SpectralDivide::apply(weight, d, u, v, scale);
+                        const torch::Tensor& v, const torch::Tensor& scale, at::ScalarType out) {
+  return SpectralDivide::apply(weight, d, u, v, scale, out);
 }
 
 }  // namespace hamgan

@@ -21,8 +21,11 @@ struct SNDivisor {
   torch::Tensor d, scale;
 };
 SNDivisor sn_divisor(const torch::Tensor& sigma, const torch::Tensor& clamped);
-// W / d with the backward above: u, v and `scale` (= [σ counts] / d²) are constants.
+// W / d with the backward above: u, v and `scale` (= [σ counts] / d²) are constants. The
+// quotient is written in `out` (bf16 under autocast: one pass, rounded once, as a float32
+// quotient cast afterwards would be); the gradient reaching W is W's dtype whatever `out` is.
 torch::Tensor sn_divide(const torch::Tensor& weight, const torch::Tensor& d, const torch::Tensor& u,
-                        const torch::Tensor& v, const torch::Tensor& scale);
+                        const torch::Tensor& v, const torch::Tensor& scale,
+                        at::ScalarType out = at::ScalarType::Undefined);
 
 }  // namespace hamgan

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "modules/fp32_region.h"
 #include "modules/label_range.h"
+#include "modules/resample_conv.h"
 #include "modules/spectral_divide.h"
 
 namespace hamgan {
@@ -23,15 +24,23 @@ torch::Tensor make_u(int64_t rows) { return torch::randn({rows}); }
 
 // The weight a SpectralNormGroup prepared for this forward, taken once, else the layer's own normalisation.
 torch::Tensor prepared_or(torch::Tensor& prepared, const torch::Tensor& weight, torch::Tensor& u, SNMode mode,
-                          bool update) {
+                          bool update, bool in_compute_dtype = true) {
   if (prepared.defined()) return std::exchange(prepared, torch::Tensor());
-  return spectral_normalize(weight, u, mode, update);
+  return spectral_normalize(weight, u, mode, update, 1e-12, in_compute_dtype);
 }
 
 }  // namespace
 
+at::ScalarType sn_compute_dtype(const torch::Tensor& weight) {
+  const auto device = weight.device().type();
+  if (!at::autocast::is_autocast_available(device) || !at::autocast::is_autocast_enabled(device))
+    return weight.scalar_type();  // no autocast there (the meta device has none at all)
+  return at::autocast::get_autocast_dtype(device);
+}
+
 torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
-                                 double eps) {
+                                 double eps, bool in_compute_dtype) {
+  const at::ScalarType out = in_compute_dtype ? sn_compute_dtype(weight) : weight.scalar_type();
   Fp32Region fp32;  // σ and the power iteration in float32 also under autocast (u is a float32 buffer)
   TORCH_CHECK(weight.dim() >= 2, "spectral_normalize: weight must have >= 2 dims, got ", weight.sizes());
   const auto w = sn_matrix(weight.detach());  // (out, in·kh·kw), columns in the weight's memory order
@@ -54,7 +63,7 @@ torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, 
     const torch::Tensor sigma = sum_squares * factor;
     divisor = sn_divisor(sigma, torch::full({}, mode == SNMode::kClamp, sigma.options().dtype(torch::kBool)));
   }
-  return sn_divide(weight, divisor.d, u_new, v, divisor.scale);
+  return sn_divide(weight, divisor.d, u_new, v, divisor.scale, out);
 }
 
 void xavier_uniform_init(torch::Tensor& weight, int64_t fan_in, int64_t fan_out) {
@@ -95,6 +104,16 @@ torch::Tensor SNConv2dImpl::forward(const torch::Tensor& x) {
               ", H, W), got ", x.sizes());
   const int64_t pad = options.padding() < 0 ? options.kernel_size() / 2 : options.padding();
   return torch::conv2d(x, normalized_weight(), bias, /*stride=*/1, /*padding=*/pad);
+}
+
+torch::Tensor SNConv2dImpl::forward_upsampled(const torch::Tensor& x) {
+  TORCH_CHECK(options.kernel_size() == 3, "SNConv2d: folded upsampling needs a 3x3 kernel");
+  return upsample_conv3x3(x, normalized_weight(), bias);
+}
+
+torch::Tensor SNConv2dImpl::forward_pooled(const torch::Tensor& x) {
+  TORCH_CHECK(options.kernel_size() == 3, "SNConv2d: folded pooling needs a 3x3 kernel");
+  return conv3x3_avgpool(x, normalized_weight(), bias);
 }
 
 // ---------------------------------------------------------------- SNLinear
@@ -149,7 +168,7 @@ void SNEmbeddingImpl::reset_parameters() {
 torch::Tensor SNEmbeddingImpl::forward(const torch::Tensor& labels) {
   TORCH_CHECK(labels.scalar_type() == torch::kLong, "SNEmbedding: labels must be int64, got ", labels.scalar_type());
   check_label_range(labels, num_embeddings, "SNEmbedding");
-  return torch::embedding(prepared_or(prepared, weight, u, mode, is_training()), labels);
+  return torch::embedding(prepared_or(prepared, weight, u, mode, is_training(), /*in_compute_dtype=*/false), labels);
 }
 
 }  // namespace hamgan

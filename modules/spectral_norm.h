@@ -13,9 +13,16 @@ enum class SNMode {
 };
 
 // Returns W normalised by its spectral norm estimate. When `update` is true
-// the power iteration runs once and `u` is overwritten in place.
+// the power iteration runs once and `u` is overwritten in place. With
+// `in_compute_dtype`, under autocast W/σ is written once in autocast's dtype
+// (what the convolution or matrix product it feeds would cast it to anyway),
+// not in float32 and cast again at every forward.
 torch::Tensor spectral_normalize(const torch::Tensor& weight, torch::Tensor& u, SNMode mode, bool update,
-                                 double eps = 1e-12);
+                                 double eps = 1e-12, bool in_compute_dtype = false);
+
+// The dtype W/σ is written in for a layer whose weight feeds an autocast op: autocast's
+// dtype for the weight's device where autocast is on there, else the weight's own.
+at::ScalarType sn_compute_dtype(const torch::Tensor& weight);
 
 // A layer's share in a SpectralNormGroup (modules/spectral_norm_group.h): its
 // weight and u, and the slot where its normalised weight for the next forward
@@ -25,6 +32,7 @@ struct SNSlot {
   torch::Tensor* u;
   SNMode mode;
   torch::Tensor* prepared;
+  bool in_compute_dtype;  // the weight feeds a convolution or matrix product (not an embedding lookup)
 };
 
 struct SNConv2dOptions {
@@ -41,9 +49,13 @@ class SNConv2dImpl : public torch::nn::Module {
  public:
   explicit SNConv2dImpl(const SNConv2dOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
+  // A 3×3 convolution with the resampling folded in (modules/resample_conv.h): of x upsampled ×2
+  // (nearest), and pooled 2×2 (average) after it.
+  torch::Tensor forward_upsampled(const torch::Tensor& x);
+  torch::Tensor forward_pooled(const torch::Tensor& x);
   torch::Tensor normalized_weight();  // runs the power iteration when training
   void reset_parameters();
-  SNSlot slot() { return {&weight, &u, options.mode(), &prepared}; }
+  SNSlot slot() { return {&weight, &u, options.mode(), &prepared, true}; }
   SNConv2dOptions options;
   torch::Tensor weight, bias, u, prepared;
 };
@@ -54,7 +66,7 @@ class SNLinearImpl : public torch::nn::Module {
   SNLinearImpl(int64_t in_features, int64_t out_features, bool bias = true, SNMode mode = SNMode::kClamp);
   torch::Tensor forward(const torch::Tensor& x);
   void reset_parameters();
-  SNSlot slot() { return {&weight, &u, mode, &prepared}; }
+  SNSlot slot() { return {&weight, &u, mode, &prepared, true}; }
   int64_t in_features, out_features;
   SNMode mode;
   torch::Tensor weight, bias, u, prepared;
@@ -68,7 +80,7 @@ class SNEmbeddingImpl : public torch::nn::Module {
   SNEmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim, SNMode mode = SNMode::kClamp);
   torch::Tensor forward(const torch::Tensor& labels);
   void reset_parameters();
-  SNSlot slot() { return {&weight, &u, mode, &prepared}; }
+  SNSlot slot() { return {&weight, &u, mode, &prepared, false}; }
   int64_t num_embeddings, embedding_dim;
   SNMode mode;
   torch::Tensor weight, u, prepared;

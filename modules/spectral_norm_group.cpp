@@ -46,6 +46,8 @@ SpectralNormGroup::SpectralNormGroup(torch::nn::Module& net) {
 
 void SpectralNormGroup::normalize(bool update) {
   if (slots_.empty()) return;
+  std::vector<at::ScalarType> out;  // read before autocast is turned off below
+  for (const auto& s : slots_) out.push_back(s.in_compute_dtype ? sn_compute_dtype(*s.weight) : s.weight->scalar_type());
   Fp32Region fp32;  // σ and the power iteration in float32 also under autocast
   const auto count = static_cast<int64_t>(slots_.size());
   std::vector<torch::Tensor> mats;
@@ -87,7 +89,7 @@ void SpectralNormGroup::normalize(bool update) {
     divisor = sn_divisor(sigma, clamped_);
   }
   for (int64_t l = 0; l < count; ++l)
-    *slots_[l].prepared = sn_divide(*slots_[l].weight, divisor.d[l], u_new[l], v[l], divisor.scale[l]);
+    *slots_[l].prepared = sn_divide(*slots_[l].weight, divisor.d[l], u_new[l], v[l], divisor.scale[l], out[l]);
 }
 
 void SpectralNormGroup::release() {

@@ -206,5 +206,9 @@ def table(result):
     for k in KEYS:
         lines.append(f"  {k:<12}{result['kernels_per_step'][k]:>10.1f}{result['ops_per_step'][k]:>10.1f}"
                      f"{result['host_syncs_per_step'][k]:>8.1f}" + (f"{device[k]:>10.1f}" if device else ""))
+    if "memory_bound_bytes_per_step" in result:
+        lines.append(f"  memory-bound MiB / activation casts: " + ", ".join(
+            f"{k} {result['memory_bound_bytes_per_step'][k] / 2**20:.1f} / {result['activation_casts_per_step'][k]:g}"
+            for k in KEYS) + f"; per image {result['memory_bound_bytes_per_image']:.0f} bytes")
     lines += [f"  sync {name}: {n:g}" for name, n in result["host_sync_ops"].items()]
     return "\n".join(lines)

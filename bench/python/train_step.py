@@ -16,8 +16,10 @@ are asserted equal to model-info's before anything is timed.
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 30 --threads 2 --out F.json
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --flops   # the blocks' FLOP share
   python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --steps 3 --profile   # + op counts
+  python3 bench/python/train_step.py --config experiments/fmnist_ham.toml --compile default   # torch.compile
 Prints the JSON keys of `hamgan bench train --out`; --profile adds "profile": ATen ops, kernels and host
-syncs per step and phase, from --steps more steps under torch.profiler (bench/python/hamgan_torch_profile.py).
+syncs per step and phase, from --steps more steps under torch.profiler (bench/python/hamgan_torch_profile.py),
+and memory-bound bytes and float32<->bf16 activation casts from --steps more (bench/python/traffic_counter.py).
 Benchmark code only: the library never imports it.
 """
 import argparse
@@ -34,6 +36,7 @@ try:
     from hamgan_torch_data import Data
     from hamgan_torch_profile import profile_steps, table
     from hamgan_torch_train import Bench, resolve_precision
+    from traffic_counter import traffic_steps
 except ImportError:
     print("train_step.py: PyTorch missing (pip install torch)")
     sys.exit(3)
@@ -128,6 +131,9 @@ def main():
     p.add_argument("--profile", action="store_true",
                    help="after the timed steps, count ATen ops, kernels and host syncs per phase over --steps "
                         "profiled steps (the JSON's \"profile\")")
+    p.add_argument("--compile", choices=("default", "max-autotune-no-cudagraphs"),
+                   help="torch.compile G and D with this mode (static shapes), as a PyTorch user would; compiled "
+                        "during the warm-up steps")
     p.add_argument("--out", help="write the JSON here too")
     a = p.parse_args()
     if a.steps < 1:
@@ -152,6 +158,10 @@ def main():
         print(json.dumps({"G_params": counts["G"], "D_params": counts["D"]}))
         return
     data = Data(t, m, torch.Generator().manual_seed(t["seed"]), device)
+    if a.compile:  # the optimisers and the EMA keep the modules' own parameters
+        bench.g = torch.compile(bench.g, mode=a.compile, dynamic=False)
+        bench.d = torch.compile(bench.d, mode=a.compile, dynamic=False)
+        a.warmup = max(a.warmup, 2)  # compiling happens in the first D and G steps
     if a.flops:
         print(json.dumps(step_flops(bench, data), indent=2))
         return
@@ -172,10 +182,10 @@ def main():
     else:
         peak, kind = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "peak resident set size of the process"
     # Untimed, and after the peak is read: the profiler slows the steps and holds their events in memory.
-    profile = profile_steps(bench, data, a.steps) if a.profile else None
+    profile = {**profile_steps(bench, data, a.steps), **traffic_steps(bench, data, a.steps)} if a.profile else None
     its = a.steps / seconds
     result = {
-        "implementation": "pytorch-eager",
+        "implementation": f"pytorch-compile-{a.compile}" if a.compile else "pytorch-eager",
         "device": str(device),
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda"
         else f"CPU, {torch.get_num_threads()} threads",

@@ -14,8 +14,11 @@ DBlockImpl::DBlockImpl(const DBlockOptions& o) : options(o) {
 torch::Tensor DBlockImpl::forward(const torch::Tensor& x) {
   const bool down = options.optimized() || options.downsample();
   auto h = options.optimized() ? x : torch::relu(x);
-  h = conv2->forward(torch::relu(conv1->forward(h)));
-  if (down) h = downsample2x(h);
+  h = torch::relu(conv1->forward(h));
+  if (down && resample == ResampleConv::kFolded)
+    h = conv2->forward_pooled(h);
+  else
+    h = down ? downsample2x(conv2->forward(h)) : conv2->forward(h);
   // 1×1 conv and 2×2 average pooling are both linear and commute (bias
   // included), so pooling first matches conv→pool of the plain block exactly
   // and the optimized block's pool→conv as written, at a quarter of the cost.

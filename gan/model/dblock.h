@@ -2,6 +2,7 @@
 // Discriminator residual blocks (TF-GAN discriminator.py; docs/models.md, "Layers").
 #include <torch/torch.h>
 
+#include "modules/resample_conv.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {
@@ -24,6 +25,8 @@ class DBlockImpl : public torch::nn::Module {
   // x: (N, in, H, W) → (N, out, H/2, W/2) or (N, out, H, W) without downsampling
   torch::Tensor forward(const torch::Tensor& x);
   DBlockOptions options;
+  // conv2 → avgpool as two passes or as one strided 4×4 convolution (modules/resample_conv.h).
+  ResampleConv resample = ResampleConv::kSeparate;
 
  private:
   SNConv2d conv1{nullptr}, conv2{nullptr}, shortcut{nullptr};  // shortcut may stay null (identity)

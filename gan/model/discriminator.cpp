@@ -25,6 +25,12 @@ DiscriminatorImpl::DiscriminatorImpl(const ModelConfig& config) : config_(config
   linear_ = register_module("linear", SNLinear(feat, 1));
   embed_ = register_module("embed", SNEmbedding(config_.num_classes, feat));
   init_weights(*this, config_.init);
+  set_resample_conv(config_.resample_conv);
+}
+
+void DiscriminatorImpl::set_resample_conv(ResampleConv form) {
+  config_.resample_conv = form;
+  for (auto& block : blocks_) block->resample = form;
 }
 
 torch::Tensor DiscriminatorImpl::features(const torch::Tensor& images, std::vector<std::vector<int64_t>>* shapes) {

@@ -24,6 +24,8 @@ class DiscriminatorImpl : public torch::nn::Module {
   // appends the shape after each block and the context block to `shapes` if given.
   torch::Tensor features(const torch::Tensor& images, std::vector<std::vector<int64_t>>* shapes = nullptr);
   const ModelConfig& config() const { return config_; }
+  // The model key resample_conv, which may differ between runs of the same weights (resume, sampling).
+  void set_resample_conv(ResampleConv form);
   const ContextBlock& context() const { return context_; }
   SNLinear& linear() { return linear_; }
   SNEmbedding& embed() { return embed_; }

@@ -18,7 +18,7 @@ GBlockImpl::GBlockImpl(int64_t in, int64_t out, int64_t num_classes) {
 
 torch::Tensor GBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& labels) {
   auto h = torch::relu(bn1->forward(x, labels));
-  h = conv1->forward(upsample2x(h));
+  h = resample == ResampleConv::kFolded ? conv1->forward_upsampled(h) : conv1->forward(upsample2x(h));
   h = conv2->forward(torch::relu(bn2->forward(h, labels)));
   // A 1×1 conv commutes with nearest upsampling, so convolving first gives the
   // reference's up→conv result at a quarter of the cost.

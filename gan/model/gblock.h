@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "modules/conditional_bn.h"
+#include "modules/resample_conv.h"
 #include "modules/spectral_norm.h"
 
 namespace hamgan {
@@ -14,6 +15,8 @@ class GBlockImpl : public torch::nn::Module {
   GBlockImpl(int64_t in_channels, int64_t out_channels, int64_t num_classes);
   // x: (N, in, H, W), labels: (N,) → (N, out, 2H, 2W)
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& labels);
+  // up×2 → conv1 as two passes or as one transposed 4×4 convolution (modules/resample_conv.h).
+  ResampleConv resample = ResampleConv::kSeparate;
 
  private:
   ConditionalBatchNorm bn1{nullptr}, bn2{nullptr};

@@ -23,6 +23,12 @@ GeneratorImpl::GeneratorImpl(const ModelConfig& config) : config_(config) {
   bn_ = register_module("bn", ConditionalBatchNorm(ConditionalBatchNormOptions(plan.back().out_ch, 0)));
   conv_out_ = register_module("conv_out", SNConv2d(SNConv2dOptions(plan.back().out_ch, config_.image_channels, 3)));
   init_weights(*this, config_.init);
+  set_resample_conv(config_.resample_conv);
+}
+
+void GeneratorImpl::set_resample_conv(ResampleConv form) {
+  config_.resample_conv = form;
+  for (auto& block : blocks_) block->resample = form;
 }
 
 torch::Tensor GeneratorImpl::forward(const torch::Tensor& z, const torch::Tensor& labels) {

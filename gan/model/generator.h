@@ -25,6 +25,8 @@ class GeneratorImpl : public torch::nn::Module {
   torch::Tensor forward_traced(const torch::Tensor& z, const torch::Tensor& labels,
                                std::vector<std::vector<int64_t>>* shapes);
   const ModelConfig& config() const { return config_; }
+  // The model key resample_conv, which may differ between runs of the same weights (resume, sampling).
+  void set_resample_conv(ResampleConv form);
   const ContextBlock& context() const { return context_; }
   void pretty_print(std::ostream& stream) const override;
 

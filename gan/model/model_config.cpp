@@ -66,6 +66,11 @@ FieldTable<ModelConfig> model_config_fields() {
                     [](M& c, const std::string& s) { c.d_block.name = s; }),
       enum_field("init", init_scheme_names(), "Weight init of SN layers: xavier (reference), orthogonal or n02",
                  &M::init),
+      enum_field("resample_conv", resample_conv_names(),
+                 "Up- and downsampling beside the 3x3 convolutions (separate) or folded into them (folded: "
+                 "one strided 4x4 convolution, the same parameters and results)",
+                 &M::resample_conv)
+          .on_resume(ResumeRule::kMayChange),
   };
   // Block options apply to both networks' blocks (in HamGAN, G and D differ only in d and r = d/8).
   for (const auto& spec : context_block_option_fields()) t.push_back(block_option_field(spec));
@@ -73,6 +78,13 @@ FieldTable<ModelConfig> model_config_fields() {
 }
 
 std::string model_config_to_text(const ModelConfig& c) { return fields_to_text(model_config_fields(), c); }
+
+std::string model_identity_text(const ModelConfig& c) {
+  FieldTable<ModelConfig> identity;
+  for (const auto& f : model_config_fields())
+    if (f.spec.resume != ResumeRule::kMayChange) identity.push_back(f);
+  return fields_to_text(identity, c);
+}
 
 ModelConfig model_config_from_text(const std::string& text) {
   ModelConfig c;

@@ -9,6 +9,7 @@
 
 #include "core/config_fields.h"
 #include "modules/context_block.h"
+#include "modules/resample_conv.h"
 
 namespace hamgan {
 
@@ -35,6 +36,10 @@ struct ModelConfig {
   BlockChoice g_block;            // context block of G (name "none" for no block)
   BlockChoice d_block;            // context block of D
   InitScheme init = InitScheme::kXavier;
+  // How G's up-blocks and D's down-blocks resample: separate passes or folded into the 3×3
+  // convolution (modules/resample_conv.h). The same parameters either way, so it may change on
+  // resume and is not part of a checkpoint's identity.
+  ResampleConv resample_conv = ResampleConv::kSeparate;
   // Option values of the registered blocks by key ("ham_rank" -> "2"), shared by G's and D's
   // block (they differ only in width, as in HamGAN); a key left out means its registered default.
   std::map<std::string, std::string> block_options;
@@ -50,7 +55,7 @@ struct ModelConfig {
 };
 
 // The model keys in order: resolution, image_channels, num_classes, z_dim, g_ch, d_ch,
-// block_resolution, g_block, d_block, init, then every registered block's option keys.
+// block_resolution, g_block, d_block, init, resample_conv, then every registered block's option keys.
 // Built per call, so blocks registered later appear too.
 FieldTable<ModelConfig> model_config_fields();
 
@@ -62,6 +67,9 @@ std::string to_string(InitScheme s);
 // Every key of model_config_fields() as flat TOML "key = value" lines (readable by --config and
 // by model_config_from_text; checkpoints store this text).
 std::string model_config_to_text(const ModelConfig& c);
+// The same text without the keys that may change on resume (resample_conv): what a checkpoint's
+// model must equal for a run to resume from it.
+std::string model_identity_text(const ModelConfig& c);
 // Reads that text back; keys left out keep their defaults (so a file may name only some keys),
 // unknown keys and bad values throw ConfigError naming the key.
 ModelConfig model_config_from_text(const std::string& text);

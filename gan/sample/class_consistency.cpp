@@ -70,7 +70,8 @@ ClassConsistency run_class_consistency(const ClassConsistencyConfig& cfg) {
   images.use = "--classifier FILE";
   check_classifier_fits(cfg.classifier, classifier_config_at(cfg.classifier), images);
   Generator g = load_generator(file, !cfg.raw, device, cfg.standing_stats,
-                               derived_seed(cfg.seed, SeedPurpose::kLoadStandingStats));
+                               derived_seed(cfg.seed, SeedPurpose::kLoadStandingStats),
+                               resample_override(cfg.resample_conv));
   FeatureClassifier classifier = ensure_classifier(cfg.classifier, device);
   return class_consistency(g, classifier, cfg.n, cfg.seed);
 }

@@ -33,6 +33,7 @@ struct ClassConsistencyConfig {
   bool raw = false;        // raw G weights instead of the EMA
   int64_t standing_stats = kDefaultStandingBatches;  // batches for G's BN statistics; 0 = stored
   std::string device = "auto";
+  std::string resample_conv = "checkpoint";  // or separate | folded (load_generator.h)
 };
 
 // Loads the generator and classifier and measures class-consistency.

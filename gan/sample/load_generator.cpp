@@ -40,9 +40,20 @@ void check_variances(const Generator& g, const std::string& path, bool ema) {
 
 }  // namespace
 
+const std::vector<std::string>& resample_conv_choices() {
+  static const std::vector<std::string> choices = {"checkpoint", "separate", "folded"};
+  return choices;
+}
+
+std::optional<ResampleConv> resample_override(const std::string& choice) {
+  if (choice == "checkpoint") return std::nullopt;
+  return resample_conv_names().parse(choice);
+}
+
 Generator load_generator(const std::string& path, bool use_ema, torch::Device device, int64_t standing_batches,
-                         uint64_t standing_seed) {
-  const ModelConfig cfg = read_checkpoint_model_config(path);
+                         uint64_t standing_seed, std::optional<ResampleConv> resample) {
+  ModelConfig cfg = read_checkpoint_model_config(path);
+  if (resample) cfg.resample_conv = *resample;
   Generator g(cfg);
   g->to(device);
   CheckpointRefs refs;

@@ -91,7 +91,8 @@ std::string run_sampling(const SampleConfig& cfg) {
   if (cfg.class_label >= mc.num_classes)
     throw ConfigError("sample: class " + std::to_string(cfg.class_label) + " is out of range; the model has " +
                       std::to_string(mc.num_classes) + " classes (0.." + std::to_string(mc.num_classes - 1) + ")");
-  Generator g = load_generator(ckpt, !cfg.raw, device, cfg.standing_stats, cfg.seed);
+  Generator g = load_generator(ckpt, !cfg.raw, device, cfg.standing_stats, cfg.seed,
+                               resample_override(cfg.resample_conv));
 
   const FixedNoise noise(cfg.n, mc.z_dim, mc.num_classes, cfg.seed, cfg.truncation);
   const torch::Tensor& z = noise.z();

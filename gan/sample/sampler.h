@@ -33,6 +33,7 @@ struct SampleConfig {
   int64_t batch_size = 64;  // images per forward pass
   std::string device = "auto";
   bool progress = true;
+  std::string resample_conv = "checkpoint";  // or separate | folded (load_generator.h)
   bool float_output = false;  // FILE.npz: x as float32 in [-1, 1] and z beside it, for other implementations
 };
 

@@ -107,10 +107,22 @@ std::array<double, kBenchPhaseCount> mean_ms(const std::vector<double>& seconds,
   return ms;
 }
 
-// Kernels and host synchronisations of `steps` more steps, by phase.
+// Activations for the cast count: leading dimension a multiple of the micro-batch,
+// shape not that of a parameter of G or D (core/op_traffic.h).
+ActivationRule activation_rule(const StepState& state, const StepConfig& step_cfg) {
+  ActivationRule rule;
+  rule.batch = step_cfg.batch_size / step_cfg.accumulate;
+  for (const torch::nn::Module* net : {static_cast<const torch::nn::Module*>(state.g.get()),
+                                       static_cast<const torch::nn::Module*>(state.d.get())})
+    for (const torch::Tensor& p : net->parameters()) rule.parameter_shapes.insert(p.sizes().vec());
+  return rule;
+}
+
+// Kernels, host synchronisations, memory traffic and casts of `steps` more steps, by phase.
 void profile_steps(TrainState& state, BenchData& data, const StepConfig& step_cfg, const EmaSchedule& ema,
                    int64_t steps, TrainBenchResult& r) {
   OpCounter counter(kBenchPhaseCount);
+  counter.count_activation_casts(activation_rule(state, step_cfg));
   for (int64_t i = 0; i < steps; ++i) bench_step(state, data, step_cfg, ema, counter);
   const std::vector<OpCounts> counts = counter.counts();
   std::copy(counts.begin(), counts.end(), r.profile.begin());

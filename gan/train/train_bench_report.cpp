@@ -16,41 +16,51 @@ namespace {
 
 double per_step(int64_t count, int64_t steps) { return static_cast<double>(count) / static_cast<double>(steps); }
 
+constexpr double kMiB = 1024.0 * 1024.0;
+
 void print_profile(const TrainBenchResult& r, std::ostream& out) {
-  out << "per step over " << r.profile_steps << " profiled steps (kernels / host syncs):";
+  out << "per step over " << r.profile_steps << " profiled steps (kernels / host syncs / memory-bound MiB / "
+      << "float32<->bf16 activation casts):";
   OpCounts total;
   for (size_t p = 0; p < kBenchPhaseCount; ++p) {
-    out << " " << bench_phase_name(p) << " " << per_step(r.profile[p].kernels, r.profile_steps) << " / "
-        << per_step(r.profile[p].syncs, r.profile_steps);
-    total.kernels += r.profile[p].kernels;
-    total.syncs += r.profile[p].syncs;
+    const OpCounts& c = r.profile[p];
+    out << " " << bench_phase_name(p) << " " << per_step(c.kernels, r.profile_steps) << " / "
+        << per_step(c.syncs, r.profile_steps) << " / " << per_step(c.bytes, r.profile_steps) / kMiB << " / "
+        << per_step(c.casts, r.profile_steps);
+    total += c;
   }
   out << "; total " << per_step(total.kernels, r.profile_steps) << " / " << per_step(total.syncs, r.profile_steps)
-      << "\n";
+      << " / " << per_step(total.bytes, r.profile_steps) / kMiB << " / " << per_step(total.casts, r.profile_steps)
+      << "\nmemory-bound bytes per image per step (in tensors that grow with the batch): "
+      << per_step(total.per_sample_bytes, r.profile_steps) / static_cast<double>(r.batch) << "\n";
   for (const auto& [op, n] : r.sync_ops) out << "  host sync: " << op << " " << per_step(n, r.profile_steps) << " per step\n";
 }
 
 nlohmann::ordered_json profile_json(const TrainBenchResult& r) {
-  nlohmann::ordered_json kernels, ops, syncs, sync_ops;
+  nlohmann::ordered_json kernels, ops, syncs, bytes, casts, sync_ops;
   OpCounts total;
+  auto put = [&](const std::string& key, const OpCounts& c) {
+    kernels[key] = per_step(c.kernels, r.profile_steps);
+    ops[key] = per_step(c.ops, r.profile_steps);
+    syncs[key] = per_step(c.syncs, r.profile_steps);
+    bytes[key] = per_step(c.bytes, r.profile_steps);
+    casts[key] = per_step(c.casts, r.profile_steps);
+  };
   for (size_t p = 0; p < kBenchPhaseCount; ++p) {
-    const OpCounts& c = r.profile[p];
-    kernels[bench_phase_name(p)] = per_step(c.kernels, r.profile_steps);
-    ops[bench_phase_name(p)] = per_step(c.ops, r.profile_steps);
-    syncs[bench_phase_name(p)] = per_step(c.syncs, r.profile_steps);
-    total.kernels += c.kernels;
-    total.ops += c.ops;
-    total.syncs += c.syncs;
+    put(bench_phase_name(p), r.profile[p]);
+    total += r.profile[p];
   }
-  kernels["total"] = per_step(total.kernels, r.profile_steps);
-  ops["total"] = per_step(total.ops, r.profile_steps);
-  syncs["total"] = per_step(total.syncs, r.profile_steps);
+  put("total", total);
   for (const auto& [op, n] : r.sync_ops) sync_ops[op] = per_step(n, r.profile_steps);
   nlohmann::ordered_json j;
   j["steps"] = r.profile_steps;
   j["kernels_per_step"] = kernels;
   j["ops_per_step"] = ops;
   j["host_syncs_per_step"] = syncs;
+  j["memory_bound_bytes_per_step"] = bytes;  // ops other than convolutions and matrix products
+  // What each image adds: the bytes of tensors that grow with the batch, over the batch.
+  j["memory_bound_bytes_per_image"] = per_step(total.per_sample_bytes, r.profile_steps) / static_cast<double>(r.batch);
+  j["activation_casts_per_step"] = casts;  // float32 <-> bf16 conversions of activations
   j["host_sync_ops"] = sync_ops.is_null() ? nlohmann::ordered_json::object() : sync_ops;
   return j;
 }

@@ -37,7 +37,7 @@ void save_identity(TrainState& s, CheckpointWriter& w) {
   w.put("run_id", s.run_id);
 }
 void load_identity(TrainState& s, CheckpointReader& r) {
-  if (model_config_to_text(model_config_from_text(r.get_string("model_config"))) != model_config_to_text(s.model))
+  if (model_identity_text(model_config_from_text(r.get_string("model_config"))) != model_identity_text(s.model))
     throw CheckpointError(r.path() + ": the configured model differs from the checkpoint's; resume with the run's own config");
   if (!s.g_ema && r.has_module("G_ema"))
     throw CheckpointError(r.path() + ": the checkpoint has an EMA generator but ema = false; resume with the run's own config");

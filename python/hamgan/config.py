@@ -57,6 +57,8 @@ FIELDS = [
     ("g_block", str, "none", _one_of(BLOCKS)),
     ("d_block", str, "none", _one_of(BLOCKS)),
     ("init", str, "xavier", _one_of(INITS)),
+    # How the C++ blocks resample; both forms give the same results, so the networks here compute the separate one.
+    ("resample_conv", str, "separate", _one_of(("separate", "folded"))),
 ] + [field for _, options in BLOCK_TABLE.values() for field in options]
 KEYS = tuple(f[0] for f in FIELDS)
 DEFAULTS = {key: default for key, _, default, _ in FIELDS}

@@ -128,11 +128,11 @@ class ConditionalBN(nn.Module):
         self.conditional, self.c = classes > 0, c
 
     def forward(self, x, y=None):
-        with fp32_region(x.device):  # statistics and normalisation in float32 (conditional_bn.cpp)
-            return self._forward_fp32(x.float(), y)
+        with fp32_region(x.device):  # float32 statistics; a bf16 map stays bf16 (conditional_bn.cpp)
+            return self._forward(x, y)
 
-    def _forward_fp32(self, x, y):
-        c = self.c
+    def _forward(self, x, y):
+        c, reduced = self.c, x.dtype in (torch.bfloat16, torch.float16)
         if self.conditional:
             if y is None:
                 raise ValueError(f"ConditionalBN({c}): class-conditional BN needs int64 labels of shape (N,)")
@@ -140,10 +140,16 @@ class ConditionalBN(nn.Module):
         else:
             g, b = self.gain.view(1, c, 1, 1), self.bias.view(1, c, 1, 1)
         if self.training:  # ATen's fused batch norm; the moving averages take the biased variance
-            out, mean, inv_std = torch.native_batch_norm(x, None, None, None, None, True, 0.0, BN_EPS)
+            # A float32 weight keeps the statistics of a bf16 input in float32.
+            unit = torch.ones(c, device=x.device) if reduced else None
+            out, mean, inv_std = torch.native_batch_norm(x, unit, None, None, None, True, 0.0, BN_EPS)
             with torch.no_grad():
-                self.running_mean.mul_(1 - BN_MOMENTUM).add_(mean, alpha=BN_MOMENTUM)
-                self.running_var.mul_(1 - BN_MOMENTUM).add_(inv_std.pow(-2) - BN_EPS, alpha=BN_MOMENTUM)
-            return torch.addcmul(b, out, g)
+                moving = [self.running_mean, self.running_var]
+                torch._foreach_mul_(moving, 1 - BN_MOMENTUM)
+                torch._foreach_add_(moving, [mean, inv_std.pow(-2) - BN_EPS], alpha=BN_MOMENTUM)
+            return torch.addcmul(b.to(x.dtype), out, g.to(x.dtype)) if reduced else torch.addcmul(b, out, g)
         scale = torch.rsqrt(self.running_var + BN_EPS).view(1, c, 1, 1)
+        if reduced:  # x (scale g) + (b - mean scale g): one pass over the bf16 map
+            a = scale * g
+            return torch.addcmul((b - self.running_mean.view(1, c, 1, 1) * a).to(x.dtype), x, a.to(x.dtype))
         return (x - self.running_mean.view(1, c, 1, 1)) * scale * g + b

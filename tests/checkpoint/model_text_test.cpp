@@ -24,6 +24,7 @@ const char* const kModelText =
     "g_block = \"ham\"\n"
     "d_block = \"sa\"\n"
     "init = \"orthogonal\"\n"
+    "resample_conv = \"separate\"\n"
     "ham_type = \"cd\"\n"
     "ham_train_steps = 6\n"
     "ham_eval_steps = 3\n"

@@ -81,7 +81,9 @@ TEST(Fp32Region, SpectralNormUnderBf16IsFloat32) {
   EXPECT_LT(relative_difference(u2, u1), 1e-6);
 }
 
-TEST(Fp32Region, BatchNormStatisticsOfABf16InputAreFloat32) {
+// A bf16 map stays bf16 (no float32 copy of the activation), normalised with float32 statistics: the
+// moving averages to float32 rounding, the output to bf16 rounding of the float64 result.
+TEST(Fp32Region, BatchNormOfABf16InputIsBf16WithFloat32Statistics) {
   torch::manual_seed(5);
   ConditionalBatchNorm bn(ConditionalBatchNormOptions(3, 0).momentum(0.5));
   const torch::Tensor x = (torch::randn({4, 3, 5, 5}) * 3 + 100).to(torch::kBFloat16);
@@ -93,12 +95,61 @@ TEST(Fp32Region, BatchNormStatisticsOfABf16InputAreFloat32) {
   // Expected from the bf16 values themselves, in double.
   const torch::Tensor xd = x.to(torch::kDouble);
   const torch::Tensor mean = xd.mean({0, 2, 3}), var = xd.var({0, 2, 3}, /*unbiased=*/false);
-  EXPECT_EQ(y.scalar_type(), torch::kFloat);
+  EXPECT_EQ(y.scalar_type(), torch::kBFloat16);
   EXPECT_EQ(bn->running_mean.scalar_type(), torch::kFloat);
   EXPECT_LT(relative_difference(bn->running_mean, 0.5 * mean), 1e-6);
   EXPECT_LT(relative_difference(bn->running_var, 0.5 + 0.5 * var), 1e-5);
   const torch::Tensor expected = (xd - mean.view({1, 3, 1, 1})) / (var.view({1, 3, 1, 1}) + 1e-3).sqrt();
-  EXPECT_LT(relative_difference(y, expected), 1e-5);
+  EXPECT_LT(relative_difference(y.to(torch::kDouble), expected), std::ldexp(1.0, -8));  // bf16: 8 significant bits
+  // Bf16 statistics would be off by about 1e-3 here; a float32 result is the copy this rules out.
+}
+
+// Under autocast a convolution's W/σ is written once in bf16: the value autocast would have cast the
+// float32 quotient to, and the same gradient for the float32 weight, bit for bit.
+TEST(Fp32Region, SpectralNormWritesAConvolutionsWeightInBf16UnderAutocast) {
+  torch::manual_seed(6);
+  SNConv2d conv(SNConv2dOptions(8, 16, 3));
+  conv->eval();  // u stays, so both paths see the same σ
+  const torch::Tensor x = torch::randn({2, 8, 6, 6}), upstream = torch::randn({2, 16, 6, 6});
+  torch::Tensor u = conv->u.clone();
+  const torch::Tensor quotient_f32 = spectral_normalize(conv->weight, u, conv->options.mode(), false);
+  torch::Tensor in_bf16, grad_new, grad_old;
+  {
+    CpuBf16Autocast bf16;
+    in_bf16 = conv->normalized_weight();
+    conv->forward(x).to(torch::kFloat).mul(upstream).sum().backward();
+    grad_new = conv->weight.grad().clone();
+    conv->weight.mutable_grad() = torch::Tensor();
+    u = conv->u.clone();
+    const torch::Tensor old = spectral_normalize(conv->weight, u, conv->options.mode(), false);  // float32, cast by conv2d
+    torch::conv2d(x, old, conv->bias, 1, 1).to(torch::kFloat).mul(upstream).sum().backward();
+    grad_old = conv->weight.grad().clone();
+  }
+  EXPECT_EQ(in_bf16.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::equal(in_bf16, quotient_f32.detach().to(torch::kBFloat16)));
+  EXPECT_EQ(grad_new.scalar_type(), torch::kFloat);
+  EXPECT_TRUE(torch::equal(grad_new, grad_old)) << (grad_new - grad_old).abs().max();
+  EXPECT_EQ(conv->normalized_weight().scalar_type(), torch::kFloat);  // outside autocast: float32 as before
+}
+
+// A float32 map takes the path it always took: ATen's batch norm without a weight, then the gain and bias
+// in one addcmul, and the moving averages as mul_ then add_; bit for bit.
+TEST(Fp32Region, BatchNormOfAFloat32InputIsUnchanged) {
+  torch::manual_seed(7);
+  ConditionalBatchNorm bn(ConditionalBatchNormOptions(3, 4).momentum(0.25));
+  {
+    torch::NoGradGuard no_grad;
+    bn->gain.uniform_(0.5, 1.5);
+    bn->bias.uniform_(-1, 1);
+  }
+  const torch::Tensor x = torch::randn({5, 3, 4, 4}), labels = torch::tensor({0, 3, 1, 1, 2});
+  const torch::Tensor y = bn->forward(x, labels);
+  const auto [normalised, mean, inv_std] = torch::native_batch_norm(x, {}, {}, {}, {}, true, 0.0, 1e-3);
+  const torch::Tensor g = bn->gain.index_select(0, labels).view({-1, 3, 1, 1});
+  const torch::Tensor b = bn->bias.index_select(0, labels).view({-1, 3, 1, 1});
+  EXPECT_TRUE(torch::equal(y, torch::addcmul(b, normalised, g)));
+  EXPECT_TRUE(torch::equal(bn->running_mean, torch::zeros({3}).mul_(0.75).add_(mean, 0.25)));
+  EXPECT_TRUE(torch::equal(bn->running_var, torch::ones({3}).mul_(0.75).add_(inv_std.pow(-2) - 1e-3, 0.25)));
 }
 
 }  // namespace
