@@ -62,9 +62,7 @@ static CommandRegistrar fid_registrar("fid", [](CLI::App& root) {
   add_argument(sub, "A", c->a, "First input", true);
   add_argument(sub, "B", c->b, "Second input", true);
   add_field_options(sub, fid_fields(), *c, "Options");
-  auto resample = std::make_shared<std::string>("checkpoint");  // generator inputs only
-  add_field_option(
-      sub, resample_conv_field(), [resample](const std::string& value) { *resample = value; }, "checkpoint", "Options");
+  const auto resample = add_resample_conv_option(sub);  // generator inputs only
   on_run(sub, [c, sub, resample] {
     default_n_from_latents(sub, c->sampling, c->repeats);
     run_fid(*c, std::cout, checkpoint_opener(c->features.device, *resample));  // G on the --device the features use

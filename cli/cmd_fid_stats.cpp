@@ -31,9 +31,7 @@ static CommandRegistrar fid_stats_registrar("fid-stats", [](CLI::App& root) {
   auto c = std::make_shared<FidStatsConfig>();
   add_argument(sub, "SRC", c->source, "Data set or generator checkpoint", true);
   add_field_options(sub, fid_stats_fields(), *c, "Options");
-  auto resample = std::make_shared<std::string>("checkpoint");  // generator inputs only
-  add_field_option(
-      sub, resample_conv_field(), [resample](const std::string& value) { *resample = value; }, "checkpoint", "Options");
+  const auto resample = add_resample_conv_option(sub);  // generator inputs only
   on_run(sub, [c, sub, resample] {
     default_n_from_latents(sub, c->sampling);
     run_fid_stats(*c, std::cout, checkpoint_opener(c->features.device, *resample));  // G on the --device the features use

@@ -82,6 +82,8 @@ OpCounts& OpCounts::operator+=(const OpCounts& o) {
 
 bool OpCounter::is_metadata_op(const std::string& name) { return metadata_ops().count(name) > 0; }
 
+const std::set<std::string>& OpCounter::metadata_op_names() { return metadata_ops(); }
+
 OpCounter::OpCounter(size_t phases) : counts_(std::max<size_t>(phases, 1)) {
   OpCounter* none = nullptr;
   if (!active.compare_exchange_strong(none, this)) throw Error("OpCounter: another counter is already counting");

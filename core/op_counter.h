@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,8 @@ class OpCounter {
 
   // True when an op called `name` is one that does no work on the device (a view, an allocation, a no-op `to`).
   static bool is_metadata_op(const std::string& name);
+  // Those ops by name (bench/python/hamgan_torch_profile.py's METADATA_OPS is checked against them).
+  static const std::set<std::string>& metadata_op_names();
 
  private:
   static std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn);

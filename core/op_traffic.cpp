@@ -3,7 +3,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <algorithm>
-#include <array>
+
+#include "core/text.h"
 
 namespace hamgan {
 namespace {
@@ -30,32 +31,38 @@ void each_tensor(const c10::IValue& v, Visit&& visit) {
   }
 }
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // Ops that write their first argument without reading it.
-bool only_writes_first(std::string_view name, std::string_view overload) {
+bool only_writes_first(const std::string& name, std::string_view overload) {
   return name == "aten::copy_" || ends_with(name, "fill_") || ends_with(name, "zero_") ||
          overload.substr(0, 3) == "out";
 }
 
 // Ops that read only the rows they gather from their first argument: as many bytes as they write.
-bool gathers_from_first(std::string_view name) {
-  return name == "aten::index_select" || name == "aten::index" || name == "aten::gather" ||
-         name == "aten::embedding" || name == "aten::take";
+bool gathers_from_first(const std::string& name) {
+  const auto& names = gather_op_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 bool is_float_or_bf16(at::ScalarType t) { return t == at::kFloat || t == at::kBFloat16; }
 
 }  // namespace
 
-bool is_compute_bound_op(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> products = {
-      "aten::mm",     "aten::bmm",    "aten::addmm",  "aten::baddbmm",  "aten::addbmm",      "aten::matmul",
-      "aten::linear", "aten::mv",     "aten::addmv",  "aten::dot",      "aten::_addmm_activation", "aten::mkldnn_linear"};
-  return name.find("conv") != std::string_view::npos ||
-         std::find(products.begin(), products.end(), name) != products.end();
+const std::vector<std::string>& matrix_product_op_names() {
+  static const std::vector<std::string> names = {
+      "aten::mm",     "aten::bmm", "aten::addmm", "aten::baddbmm", "aten::addbmm",            "aten::matmul",
+      "aten::linear", "aten::mv",  "aten::addmv", "aten::dot",     "aten::_addmm_activation", "aten::mkldnn_linear"};
+  return names;
+}
+
+const std::vector<std::string>& gather_op_names() {
+  static const std::vector<std::string> names = {"aten::index_select", "aten::index", "aten::gather",
+                                                 "aten::embedding", "aten::take"};
+  return names;
+}
+
+bool is_compute_bound_op(const std::string& name) {
+  const auto& products = matrix_product_op_names();
+  return name.find("conv") != std::string::npos || std::find(products.begin(), products.end(), name) != products.end();
 }
 
 OpInputs read_inputs(c10::ArrayRef<const c10::IValue> inputs, const ActivationRule& rule) {
@@ -77,7 +84,7 @@ OpInputs read_inputs(c10::ArrayRef<const c10::IValue> inputs, const ActivationRu
   return in;
 }
 
-Bytes kernel_bytes(std::string_view name, std::string_view overload, const OpInputs& in,
+Bytes kernel_bytes(const std::string& name, std::string_view overload, const OpInputs& in,
                    const std::vector<c10::IValue>& outputs, const ActivationRule& rule) {
   std::vector<const void*> written;
   Bytes bytes;
@@ -110,7 +117,7 @@ bool ActivationRule::is_activation(c10::IntArrayRef shape) const {
   return std::count_if(shape.begin() + 1, shape.end(), [](int64_t n) { return n > 1; }) >= 2;
 }
 
-bool is_activation_cast(std::string_view name, const OpInputs& in, const std::vector<c10::IValue>& outputs,
+bool is_activation_cast(const std::string& name, const OpInputs& in, const std::vector<c10::IValue>& outputs,
                         const ActivationRule& rule) {
   at::ScalarType from = at::ScalarType::Undefined, to = at::ScalarType::Undefined;
   if (name == "aten::copy_") {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,7 +17,11 @@ namespace hamgan {
 
 // Convolutions and matrix products (their names contain "conv", or are mm, bmm,
 // addmm, baddbmm, matmul, linear, ...): bound by arithmetic, so left out of `bytes`.
-bool is_compute_bound_op(std::string_view name);
+bool is_compute_bound_op(const std::string& name);
+// The matrix products named above, and the gathers of kernel_bytes; bench/python/traffic_counter.py's
+// PRODUCTS and GATHERS are checked against them (tests/core/op_traffic_mirror_test.cpp).
+const std::vector<std::string>& matrix_product_op_names();
+const std::vector<std::string>& gather_op_names();
 
 // Bytes moved, in all and of the tensors that grow with the batch (ActivationRule::grows_with_batch):
 // the second, divided by the batch, is what each image adds, whatever the weights' share at a small batch.
@@ -69,12 +74,12 @@ OpInputs read_inputs(c10::ArrayRef<const c10::IValue> inputs, const ActivationRu
 // that returns nothing (the multi-tensor _foreach_*_ ops) writes its first
 // argument, and a gather (index_select, index, gather, embedding, take) reads
 // from its first argument only the rows it writes.
-Bytes kernel_bytes(std::string_view name, std::string_view overload, const OpInputs& in,
+Bytes kernel_bytes(const std::string& name, std::string_view overload, const OpInputs& in,
                    const std::vector<c10::IValue>& outputs, const ActivationRule& rule);
 
 // Whether the kernel converts an activation between float32 and bfloat16: a
 // copy_ between the two dtypes, or a _to_copy that does its own work.
-bool is_activation_cast(std::string_view name, const OpInputs& in, const std::vector<c10::IValue>& outputs,
+bool is_activation_cast(const std::string& name, const OpInputs& in, const std::vector<c10::IValue>& outputs,
                         const ActivationRule& rule);
 
 }  // namespace hamgan

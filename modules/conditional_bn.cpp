@@ -25,7 +25,7 @@ torch::Tensor ConditionalBatchNormImpl::forward(const torch::Tensor& x_in, const
   // Statistics in float32 under autocast (a bf16 variance loses the small ones); a bf16 input stays
   // bf16 on the paths that take float32 statistics of it without a float32 copy of the whole tensor.
   Fp32Region fp32;
-  const bool reduced = x_in.scalar_type() == torch::kBFloat16 || x_in.scalar_type() == torch::kHalf;
+  const bool reduced = is_reduced_float(x_in);
   const bool synced = stats_sync && stats_sync->world_size() > 1;
   const torch::Tensor x = is_training() && synced ? to_fp32_if_reduced(x_in) : x_in;
   const auto c = options.channels(), k = options.num_classes();
@@ -80,9 +80,7 @@ torch::Tensor ConditionalBatchNormImpl::normalise_local_batch(const torch::Tenso
   // biased variance (TF's standardize_batch), recovered from its 1/sqrt(var + eps).
   // A float32 weight makes it keep float32 statistics of a bf16 input (without
   // one the CPU kernel returns them in bf16); a float32 input takes none, as before.
-  const torch::Tensor weight = x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble
-                                   ? torch::Tensor()
-                                   : float32_unit_weight(x);
+  const torch::Tensor weight = is_reduced_float(x) ? float32_unit_weight(x) : torch::Tensor();
   const auto [normalised, batch_mean, inv_std] =
       torch::native_batch_norm(x, weight, {}, {}, {}, /*training=*/true, 0.0, options.eps());
   update_moving_statistics(batch_mean, inv_std.pow(-2) - options.eps());

@@ -27,10 +27,12 @@ class Fp32Region {
   bool cpu_, cuda_;
 };
 
-// bf16/fp16 tensors up-cast to float32; float32 and float64 returned as they are.
-inline torch::Tensor to_fp32_if_reduced(const torch::Tensor& t) {
-  const auto s = t.scalar_type();
-  return s == torch::kBFloat16 || s == torch::kHalf ? t.to(torch::kFloat) : t;
+// bf16 or fp16: what autocast computes in, and what the float32 parts cast up.
+inline bool is_reduced_float(const torch::Tensor& t) {
+  return t.scalar_type() == torch::kBFloat16 || t.scalar_type() == torch::kHalf;
 }
+
+// bf16/fp16 tensors up-cast to float32; float32 and float64 returned as they are.
+inline torch::Tensor to_fp32_if_reduced(const torch::Tensor& t) { return is_reduced_float(t) ? t.to(torch::kFloat) : t; }
 
 }  // namespace hamgan

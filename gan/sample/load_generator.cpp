@@ -41,7 +41,11 @@ void check_variances(const Generator& g, const std::string& path, bool ema) {
 }  // namespace
 
 const std::vector<std::string>& resample_conv_choices() {
-  static const std::vector<std::string> choices = {"checkpoint", "separate", "folded"};
+  static const std::vector<std::string> choices = [] {
+    std::vector<std::string> c = {"checkpoint"};  // then the model key's own names
+    for (const std::string& name : resample_conv_names().names()) c.push_back(name);
+    return c;
+  }();
   return choices;
 }
 
