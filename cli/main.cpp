@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/heap_policy.h"
 #include "core/stop_signal.h"
+#include "core/vector_math.h"
 
 namespace hamgan::cli {
 
@@ -35,6 +36,7 @@ using hamgan::cli::one_line;
 
 int main(int argc, char** argv) {
   hamgan::keep_freed_heap_memory();  // before any tensor: steps reuse their pages (core/heap_policy.h)
+  hamgan::warm_up_vector_math();     // repeatable tanh, exp, ... from the first call (core/vector_math.h)
   hamgan::set_command_line(argc, argv);
   CLI::App app{"HamGAN: class-conditional GANs with Hamburger, attention and YLG context blocks"};
   app.require_subcommand(1);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/errors.h"
+#include "core/vector_math.h"
 
 namespace hamgan {
 
@@ -28,6 +29,7 @@ int apply_thread_count(int64_t requested) {
     std::cerr << "hamgan: warning: threads = " << requested << " exceeds the " << cores
               << " cores available; using " << cores << "\n";
   torch::set_num_threads(use);
+  warm_up_vector_math();  // the team may have grown: its new threads make their first calls here
   return use;
 }
 
