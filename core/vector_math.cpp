@@ -19,12 +19,11 @@ void call_each_function(const torch::Tensor& x) {
 
 }  // namespace
 
-int warm_up_vector_math() {
+void warm_up_vector_math() {
   torch::NoGradGuard no_grad;
-  const int threads = torch::get_num_threads();
+  const int64_t elements = kChunk * torch::get_num_threads();
   for (const auto dtype : {torch::kFloat, torch::kDouble})
-    call_each_function(torch::linspace(0.05, 0.95, kChunk * threads, torch::TensorOptions().dtype(dtype)));
-  return threads;
+    call_each_function(torch::linspace(0.05, 0.95, elements, torch::TensorOptions().dtype(dtype)));
 }
 
 }  // namespace hamgan

@@ -5,15 +5,13 @@
 // through MKL's vector math library, one chunk of 2048 elements per thread. In about 2% of fresh
 // processes the first such call a worker thread made gave its chunk a less accurate result (a
 // relative error near 2^-14, the size of an unrefined reciprocal estimate) while the calling
-// thread's chunk was exact; every later call was exact. Measured with one generator forward pass
-// per fresh process (docs/training.md, "Repeatable runs"): 17 of 1,150 processes differed in the
-// last layer's tanh, and 0 of 600 once each thread had made one call beforehand. One training step
-// then differs in the fifth digit, so two runs of the same seed part ways.
+// thread's chunk was exact; every later call was exact. Two runs of the same seed then part ways
+// at the first step (the measurements: docs/training.md, "Repeatable runs").
 namespace hamgan {
 
 // Has every thread of the current intra-op team call each of those functions once, in float32 and
 // float64, on values nothing reads. Cheap (microseconds); call it at start-up and whenever the
-// thread count grows. Returns the number of threads warmed.
-int warm_up_vector_math();
+// thread count grows.
+void warm_up_vector_math();
 
 }  // namespace hamgan
