@@ -8,7 +8,8 @@
 # exits non-zero. Each target ends with libFuzzer's stats (executions, coverage).
 # HAMGAN_FUZZ_SEED=N fixes libFuzzer's seed, HAMGAN_FUZZ_FRESH=1 starts from the seed
 # corpus alone and HAMGAN_FUZZ_RUNS="fuzz_png=300000 ..." fixes each target's number of
-# inputs: together they make a run repeat exactly what an earlier run explored.
+# inputs: together they make a run repeat exactly what an earlier run explored. Targets run
+# side by side, HAMGAN_FUZZ_JOBS at a time (default: one per core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
@@ -24,39 +25,51 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     -DHAMGAN_FUZZ=ON -DHAMGAN_WITH_CUDA=OFF -DCMAKE_PREFIX_PATH="$torch_prefix" >/dev/null
 fi
-cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}"
-
 targets=()
 if [ "$TARGET" = all ]; then
   for f in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
 else
   IFS=, read -r -a targets <<< "$TARGET"
 fi
+cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}" --target "${targets[@]}"
+
 # LibTorch and HDF5 keep process-lifetime caches that are not leaks of the reader.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-status=0
-for t in "${targets[@]}"; do
-  seeds="tests/fuzz/corpus/$t"
-  work="$BUILD_DIR/corpus/$t"
+# One target: its log, its findings, and exit 0 when clean.
+fuzz_target() {
+  local t=$1 seeds="tests/fuzz/corpus/$1" work="$BUILD_DIR/corpus/$1" findings="$BUILD_DIR/findings/$1"
   [ "${HAMGAN_FUZZ_FRESH:-0}" = 1 ] && rm -rf "$work"
-  findings="$BUILD_DIR/findings/$t"
   mkdir -p "$work" "$findings"
   # LibTorch's unpickler reserves a string length read from the file before it
   # checks there are that many bytes (docs/reliability.md, "Left as is"): a forged
   # checkpoint costs one short-lived reservation of up to 4 GiB, then a clean error.
+  local runs="" spec malloc_limit=2048 rss_limit=2048
+  for spec in ${HAMGAN_FUZZ_RUNS:-}; do [ "${spec%%=*}" = "$t" ] && runs="-runs=${spec#*=}"; done
+  [ "$t" = fuzz_checkpoint ] && malloc_limit=4600 rss_limit=6144  # the reservation is filled, and shadowed
+  "$BUILD_DIR/$t" "$work" "$seeds" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=$rss_limit \
+    -malloc_limit_mb=$malloc_limit -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" \
+    ${HAMGAN_FUZZ_SEED:+-seed=$HAMGAN_FUZZ_SEED} $runs > "$BUILD_DIR/$t.log" 2>&1
+}
+# libFuzzer uses one core per target: the targets run side by side, one per core
+# (HAMGAN_FUZZ_JOBS), and report in the order they were named.
+jobs_max="${HAMGAN_FUZZ_JOBS:-$(nproc)}"
+declare -A pid_of
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  fuzz_target "$t" &
+  pid_of[$t]=$!
+done
+status=0
+for t in "${targets[@]}"; do
   runs=""
   for spec in ${HAMGAN_FUZZ_RUNS:-}; do [ "${spec%%=*}" = "$t" ] && runs="-runs=${spec#*=}"; done
   echo "== $t: ${runs:-${SECONDS_EACH}s}"
-  malloc_limit=2048 rss_limit=2048
-  [ "$t" = fuzz_checkpoint ] && malloc_limit=4600 rss_limit=6144  # the reservation is filled, and shadowed
-  if ! "$BUILD_DIR/$t" "$work" "$seeds" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=$rss_limit \
-      -malloc_limit_mb=$malloc_limit -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" ${HAMGAN_FUZZ_SEED:+-seed=$HAMGAN_FUZZ_SEED} $runs \
-      > "$BUILD_DIR/$t.log" 2>&1; then
-    echo "fuzz: $t found a failing input (see $BUILD_DIR/$t.log and $findings/):"
-    grep -E "ERROR|SUMMARY|terminate|==[0-9]+==|Test unit written" "$BUILD_DIR/$t.log" | head -8
+  if ! wait "${pid_of[$t]}"; then
+    echo "fuzz: $t found a failing input (see $BUILD_DIR/$t.log and $BUILD_DIR/findings/$t/):"
+    grep -E "ERROR|SUMMARY|terminate|==[0-9]+==|Test unit written" "$BUILD_DIR/$t.log" | head -8 || true
     status=1
   fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov: .*ft:" "$BUILD_DIR/$t.log" | tail -3 | sed 's/^/  /'
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov: .*ft:" "$BUILD_DIR/$t.log" | tail -3 | sed 's/^/  /' || true
 done
 exit $status
