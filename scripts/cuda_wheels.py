@@ -1,7 +1,8 @@
 """The CUDA toolkit pieces a LibTorch build needs, as pip requirements of torch's own CUDA version.
 
 `python scripts/cuda_wheels.py missing` prints one requirement a line for what is not installed yet
-(nothing for a torch without CUDA). torch 2.9 and later depend on NVIDIA's `cuda-toolkit` meta-package
+(nothing for a torch without CUDA); `installed` prints the names of those that are, which only a build
+needs (the container image removes them once hamgan is built). torch 2.9 and later depend on NVIDIA's `cuda-toolkit` meta-package
 for their runtime libraries; its extras `nvcc`, `crt`, `cccl` and `nvvm` pin the compiler, the C runtime
 headers, CCCL and NVVM of exactly that release. Older CUDA 12 builds get the -cu12 wheels of the same
 major.minor instead.
@@ -41,14 +42,17 @@ def installed(name, prefix):
 
 
 def main():
-    if sys.argv[1:] != ["missing"]:
-        sys.exit("usage: cuda_wheels.py missing")
+    if sys.argv[1:] not in (["missing"], ["installed"]):
+        sys.exit("usage: cuda_wheels.py missing|installed")
     import torch
 
     if not torch.version.cuda:
         return
     for name, prefix in requirements(torch.version.cuda):
-        if not installed(name, prefix):
+        if sys.argv[1] == "installed":
+            if installed(name, prefix):
+                print(name)
+        elif not installed(name, prefix):
             print(f"{name}=={prefix}.*")
 
 

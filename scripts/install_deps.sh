@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs whatever is missing for building and testing HamGAN on Debian 12:
+# Installs whatever is missing for building and testing HamGAN on Debian 12 (or Ubuntu):
 # Debian packages through apt (Python itself included), and every Python package
 # into the project's virtual environment (scripts/venv.sh: .venv/ unless
 # HAMGAN_VENV or an active environment says otherwise), never into Debian's Python:
@@ -7,23 +7,38 @@
 # CMake config needs (NVIDIA's wheels of torch's own CUDA version), and the Python
 # reference implementations used only inside tests.
 # Idempotent: returns in a few seconds when everything is present.
+#   scripts/install_deps.sh [--runtime]
+#   --runtime (or HAMGAN_RUNTIME_ONLY=1)  what building and running `hamgan` needs, without the test
+#                                 references, clang or GoogleTest (configure with -DHAMGAN_BUILD_TESTS=OFF)
 #   HAMGAN_TORCH_VERSION=2.12.1   the torch release
 #   HAMGAN_TORCH_CUDA=cu126       a torch build from PyTorch's own index instead of PyPI's default
 #                                 (cu126, cu128: drivers older than CUDA 13's 580; cpu: no CUDA at all)
+# On a machine without apt, or without root and sudo, it installs nothing and names what is missing
+# and the container image (container/Containerfile), which carries all of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
 
 TORCH_VERSION="${HAMGAN_TORCH_VERSION:-2.12.1}"
 TORCH_CUDA="${HAMGAN_TORCH_CUDA:-}"
+RUNTIME_ONLY="${HAMGAN_RUNTIME_ONLY:-0}"
+for a in "$@"; do
+  case "$a" in
+    --runtime) RUNTIME_ONLY=1 ;;
+    *) echo "install_deps: unknown option $a (the one option is --runtime)" >&2; exit 1 ;;
+  esac
+done
+# Names that Debian 12 and Ubuntu both have (libjpeg-dev: libjpeg-turbo on both).
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
   python3 python3-venv
-  libhdf5-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev libzip-dev
-  libcli11-dev libgtest-dev libgmock-dev libtomlplusplus-dev liblzf-dev libgloo-dev libssl-dev nlohmann-json3-dev
-  clang libclang-rt-14-dev
+  libhdf5-dev libpng-dev libjpeg-dev zlib1g-dev libzip-dev
+  libcli11-dev libtomlplusplus-dev liblzf-dev libgloo-dev libssl-dev nlohmann-json3-dev
   dataset-fashion-mnist
 )
+# The test suite's own: GoogleTest, and clang with libFuzzer for scripts/fuzz.sh.
+APT_TEST_PACKAGES=(libgtest-dev libgmock-dev clang libclang-rt-14-dev)
+[ "$RUNTIME_ONLY" = 1 ] || APT_PACKAGES+=("${APT_TEST_PACKAGES[@]}")
 # Reference implementations for tests only; never imported by the product.
 # An entry "package:module" names the import when it differs from the package.
 # pytorch-fid calls scipy's sqrtm(disp=...), removed in scipy 1.18; torchvision
@@ -42,11 +57,21 @@ PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+  echo "install_deps: no apt on this machine: install the equivalents of ${APT_PACKAGES[*]} with its package" \
+       "manager and run again, or use the container image (docs/building.md, \"The container image\")" >&2
+  exit 1
+fi
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  if [ -n "$SUDO" ] && ! command -v sudo >/dev/null; then
+    echo "install_deps: these Debian packages are missing and installing them needs root: ${missing[*]};" \
+         "ask an administrator, or use the container image (docs/building.md, \"The container image\")" >&2
+    exit 1
+  fi
   echo "install_deps: apt packages: ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -78,6 +103,7 @@ if [ ${#cuda_missing[@]} -gt 0 ]; then
   pip_install "${cuda_missing[@]}"
 fi
 
+[ "$RUNTIME_ONLY" = 1 ] && exit 0
 pip_missing=()
 for p in "${PIP_TEST_PACKAGES[@]}"; do
   "$PY" -c "import ${p#*:}" 2>/dev/null || pip_missing+=("${p%%:*}")

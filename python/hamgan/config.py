@@ -1,7 +1,10 @@
 """The model configuration as HamGAN writes it (gan/model/model_config.cpp): every model key with its C++
 default and check, read from the flat TOML text a checkpoint or export stores (`model_config_to_text`)
 or from an experiment file, and written back in the same form."""
-import tomllib
+try:
+    import tomllib  # Python >= 3.11
+except ModuleNotFoundError:  # Python 3.9 and 3.10: tomli is the same parser under its older name
+    import tomli as tomllib
 
 FORMAT, FORMAT_VERSION = "hamgan", "1"
 INITS = ("xavier", "orthogonal", "n02")

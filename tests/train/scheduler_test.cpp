@@ -113,30 +113,54 @@ TEST_F(Scheduler, Sigusr1CheckpointsAndExitsWithTheRequeueStatus) {
   EXPECT_FALSE(latest_checkpoint(dir + "/checkpoints").empty()) << out;
 }
 
-// The batch script itself, with stand-ins for SLURM's srun (runs the command) and scontrol (records
-// a requeue): a chain built on --time_limit requeues (before: exit 0 ended it after the first job).
-TEST_F(Scheduler, TheBatchScriptRequeuesATimeLimitStop) {
-  const std::string dir = test::dir_for("sbatch");
+// The batch scripts themselves, with stand-ins for SLURM's srun (runs the command) and scontrol (records
+// a requeue), and for the image one apptainer (records its options, then runs the command with the
+// binary under test as `hamgan`): a chain built on --time_limit requeues (before: exit 0 ended it after
+// the first job). Returns the scratch directory.
+std::string expect_the_batch_script_requeues(const std::string& script, const std::string& name) {
+  const std::string dir = test::dir_for(name);
   const std::string stubs = dir + "/bin";
   std::filesystem::create_directories(stubs);
   std::ofstream(stubs + "/srun") << "#!/bin/sh\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n";
   std::ofstream(stubs + "/scontrol") << "#!/bin/sh\n[ \"$1\" = requeue ] && echo \"$2\" > " << dir
                                      << "/requeued\n[ \"$1\" = show ] && echo localhost\nexit 0\n";
+  std::ofstream(stubs + "/apptainer") << "#!/bin/sh\necho \"$@\" > " << dir
+                                      << "/apptainer\nshift\nwhile [ \"${1#-}\" != \"$1\" ]; do\n"
+                                         "  case \"$1\" in --nv) shift ;; *) shift 2 ;; esac\ndone\nshift\n"
+                                         "exec \"$@\"\n";
+  std::filesystem::create_symlink(test::hamgan_bin(), stubs + "/hamgan");
   std::ofstream(dir + "/empty.toml") << "# every key from the command line\n";
-  for (const char* f : {"/srun", "/scontrol"})
+  for (const char* f : {"/srun", "/scontrol", "/apptainer"})
     std::filesystem::permissions(stubs + f, std::filesystem::perms::owner_all);
   const std::string tiny = test::train_cmd(dir + "/run", 100000, "--time_limit 3s");
   std::string args = tiny.substr(tiny.find(" train ") + 7, tiny.rfind(" 2>&1") - tiny.find(" train ") - 7);
   args.erase(args.find(" --quiet"), 8);  // the script passes --quiet itself
   std::string out;
   const int status = test::run_command("PATH=" + stubs + ":$PATH SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=n1 " +
-                                           "SLURM_SUBMIT_DIR=" + HAMGAN_SOURCE_DIR + " bash " + HAMGAN_SOURCE_DIR +
-                                           "/scripts/slurm/train_imagenet128.sbatch " + dir + "/empty.toml " + args +
-                                           " 2>&1",
+                                           "SLURM_SUBMIT_DIR=" + HAMGAN_SOURCE_DIR + " HAMGAN_SIF=" + dir +
+                                           "/hamgan.sif HAMGAN_BIND=/data/a,/data/b bash " + HAMGAN_SOURCE_DIR +
+                                           "/scripts/slurm/" + script + " " + dir + "/empty.toml " + args + " 2>&1",
                                        &out);
   EXPECT_EQ(status, kRequeueExitStatus) << out;
   EXPECT_EQ(test::file_contents(dir + "/requeued"), "4242\n") << out;
   EXPECT_FALSE(latest_checkpoint(dir + "/run/checkpoints").empty()) << out;
+  return dir;
+}
+
+TEST_F(Scheduler, TheBatchScriptRequeuesATimeLimitStop) {
+  expect_the_batch_script_requeues("train_imagenet128.sbatch", "sbatch");
+}
+
+// The image's script runs every rank through `apptainer exec --nv` in HAMGAN_SIF, with the submit
+// directory and the HAMGAN_BIND paths bound.
+TEST_F(Scheduler, TheApptainerBatchScriptRunsTheImageAndRequeues) {
+  const std::string dir = expect_the_batch_script_requeues("train_imagenet128_apptainer.sbatch", "sbatch_apptainer");
+  const std::string call = test::file_contents(dir + "/apptainer");
+  EXPECT_EQ(call.rfind("exec --nv --bind " + std::string(HAMGAN_SOURCE_DIR) + ",/data/a,/data/b --pwd ", 0), 0u)
+      << call;
+  EXPECT_NE(call.find(" " + dir + "/hamgan.sif hamgan train --config " + dir + "/empty.toml --resume auto "),
+            std::string::npos)
+      << call;
 }
 
 }  // namespace
