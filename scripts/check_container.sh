@@ -6,7 +6,7 @@
 # same images as `hamgan sample`. Prints the image size and each step's time. Needs root and about 30 GB.
 #   scripts/check_container.sh [IMAGE]     IMAGE: the tag to build (hamgan:check)
 # HAMGAN_CONTAINER_TORCH_CUDA=cpu|cu126|... is the image's HAMGAN_TORCH_CUDA build argument (default: PyPI's
-# CUDA 13 torch). Where docker.io/library/debian:bookworm-slim cannot be pulled, that base is built with
+# CUDA 13 torch); HAMGAN_CONTAINER_REUSE=1 checks an existing IMAGE without building it again. Where docker.io/library/debian:bookworm-slim cannot be pulled, that base is built with
 # debootstrap from the Debian mirror this machine's apt uses and tagged locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,19 +40,32 @@ if ! podman image exists "$BASE" && ! timeout 120 podman pull -q "$BASE" >/dev/n
 fi
 
 mkdir -p runs
-t0=$(date +%s)
-podman build --network host --pull=never -f container/Containerfile -t "$IMAGE" \
-  --build-arg HAMGAN_TORCH_CUDA="${HAMGAN_CONTAINER_TORCH_CUDA:-}" . > runs/container-build.log 2>&1 ||
-  { tail -n 30 runs/container-build.log; exit 1; }
-say "built $IMAGE in $(($(date +%s) - t0)) s; size $(podman image inspect --format '{{.Size}}' "$IMAGE" |
-     awk '{printf "%.2f GB", $1 / 1e9}') (log: runs/container-build.log)"
+if [ "${HAMGAN_CONTAINER_REUSE:-0}" = 1 ] && podman image exists "$IMAGE"; then
+  say "checking the existing $IMAGE (HAMGAN_CONTAINER_REUSE=1)"
+else
+  t0=$(date +%s)
+  podman build --network host --pull=never -f container/Containerfile -t "$IMAGE" \
+    --build-arg HAMGAN_TORCH_CUDA="${HAMGAN_CONTAINER_TORCH_CUDA:-}" . > runs/container-build.log 2>&1 ||
+    { tail -n 30 runs/container-build.log; exit 1; }
+  say "built $IMAGE in $(($(date +%s) - t0)) s (log: runs/container-build.log)"
+fi
+say "image size $(podman image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.2f GB", $1 / 1e9}')"
 
+# Podman asks for rlimits above this process's own; where the kernel refuses that (no CAP_SYS_RESOURCE, seen
+# in a sandboxed VM) the containers get this shell's open-file limit instead (the process limit does not
+# bind root in the container, whatever its value).
+limits=(--ulimit host)
+probe="$(podman run --rm --network none "${limits[@]}" "$IMAGE" true 2>&1 || true)"
+if [[ "$probe" == *rlimit* ]]; then
+  limits=(--ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=8192:8192)
+  say "this machine refuses the default rlimits: running with ${limits[*]}"
+fi
 work="$(mktemp -d /var/tmp/hamgan-container-XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 in_image() {  # a step inside the image, /work bound to the scratch directory, no network; timed
   local t rc=0
   t=$(date +%s)
-  podman run --rm --network none -v "$work:/work" "$IMAGE" bash -ceu "$2" > "$work/step.log" 2>&1 || rc=$?
+  podman run --rm --network none "${limits[@]}" -v "$work:/work" "$IMAGE" bash -ceu "$2" > "$work/step.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then cat "$work/step.log"; say "FAILED: $1 (exit $rc)"; exit 1; fi
   say "$1: $(tail -n 1 "$work/step.log") ($(($(date +%s) - t)) s)"
 }
