@@ -5,8 +5,8 @@
 set -euo pipefail
 binary="$1" skip="$(realpath "$2")/"
 ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | while read -r lib; do
-  [[ "$(realpath "$lib")" == "$skip"* ]] && continue
   real="$(realpath "$lib")"
+  [[ "$real" == "$skip"* ]] && continue
   # Debian 12 merges /lib into /usr/lib: dpkg knows each file under one of the two names.
   for candidate in "$lib" "$real" "/usr$lib" "/usr$real" "${lib#/usr}" "${real#/usr}"; do
     if owner="$(dpkg -S "$candidate" 2>/dev/null)"; then echo "${owner%%:*}"; continue 2; fi

@@ -6,8 +6,9 @@
 # same images as `hamgan sample`. Prints the image size and each step's time. Needs root and about 30 GB.
 #   scripts/check_container.sh [IMAGE]     IMAGE: the tag to build (hamgan:check)
 # HAMGAN_CONTAINER_TORCH_CUDA=cpu|cu126|... is the image's HAMGAN_TORCH_CUDA build argument (default: PyPI's
-# CUDA 13 torch); HAMGAN_CONTAINER_REUSE=1 checks an existing IMAGE without building it again. Where docker.io/library/debian:bookworm-slim cannot be pulled, that base is built with
-# debootstrap from the Debian mirror this machine's apt uses and tagged locally.
+# CUDA 13 torch); HAMGAN_CONTAINER_REUSE=1 checks an existing IMAGE without building it again. Where
+# docker.io/library/debian:bookworm-slim cannot be pulled, that base is built with debootstrap from the
+# Debian mirror this machine's apt uses and tagged locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check_container: run as root (podman builds and debootstrap need it)" >&2; exit 1; }
@@ -21,19 +22,14 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 if ! podman image exists "$BASE" && ! timeout 120 podman pull -q "$BASE" >/dev/null 2>&1; then
-  mirror=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-             /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | awk '{print $2}' | head -1 || true)
-  mirror="${HAMGAN_FRESH_MIRROR:-${mirror:-http://deb.debian.org/debian}}"
+  source scripts/debian_root.sh
+  mirror="$(debian_mirror)"
   root="$(mktemp -d /var/tmp/hamgan-base-XXXXXX)"
   trap 'rm -rf "$root"' EXIT
   say "no $BASE to pull: building it with debootstrap --variant=minbase bookworm from $mirror"
   debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.log" 2>&1 || { tail -n 20 "$root.log"; exit 1; }
   rm -f "$root.log"
-  # A site whose proxy inspects TLS: its certificate authorities, which ca-certificates adds in the image.
-  if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
-    mkdir -p "$root/usr/local/share/ca-certificates"
-    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  fi
+  add_site_cas "$root"
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   tar -C "$root" -c . | podman import -q - "$BASE" >/dev/null
   rm -rf "$root"

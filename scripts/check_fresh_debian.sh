@@ -20,9 +20,8 @@ say() { echo "$*" | tee -a "$LOG"; }
 if ! command -v debootstrap >/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
 fi
-mirror=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
-           /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | awk '{print $2}' | head -1 || true)
-mirror="${HAMGAN_FRESH_MIRROR:-${mirror:-http://deb.debian.org/debian}}"
+source scripts/debian_root.sh
+mirror="$(debian_mirror)"
 
 unmount_all() {
   for m in dev/pts dev proc sys; do mountpoint -q "$ROOT/$m" && umount -l "$ROOT/$m"; done
@@ -42,10 +41,7 @@ say "check_fresh_debian: minbase root in $(($(date +%s) - start)) s, $(du -sh "$
 # name resolve (torchrun --standalone rendezvouses at the host name).
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 printf '127.0.0.1\tlocalhost\n127.0.0.1\t%s\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' "$(hostname)" > "$ROOT/etc/hosts"
-if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
-  mkdir -p "$ROOT/usr/local/share/ca-certificates"
-  cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
-fi
+add_site_cas "$ROOT"
 mount -t proc proc "$ROOT/proc"
 mount -t sysfs sys "$ROOT/sys"
 mount --bind /dev "$ROOT/dev"

@@ -36,6 +36,12 @@ cmake --build "$BUILD_DIR" -j "${HAMGAN_JOBS:-$(nproc)}" --target "${targets[@]}
 # LibTorch and HDF5 keep process-lifetime caches that are not leaks of the reader.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# The -runs= option HAMGAN_FUZZ_RUNS gives target $1, or nothing.
+runs_of() {
+  local spec
+  for spec in ${HAMGAN_FUZZ_RUNS:-}; do [ "${spec%%=*}" = "$1" ] && echo "-runs=${spec#*=}"; done
+  return 0
+}
 # One target: its log, its findings, and exit 0 when clean.
 fuzz_target() {
   local t=$1 seeds="tests/fuzz/corpus/$1" work="$BUILD_DIR/corpus/$1" findings="$BUILD_DIR/findings/$1"
@@ -44,8 +50,8 @@ fuzz_target() {
   # LibTorch's unpickler reserves a string length read from the file before it
   # checks there are that many bytes (docs/reliability.md, "Left as is"): a forged
   # checkpoint costs one short-lived reservation of up to 4 GiB, then a clean error.
-  local runs="" spec malloc_limit=2048 rss_limit=2048
-  for spec in ${HAMGAN_FUZZ_RUNS:-}; do [ "${spec%%=*}" = "$t" ] && runs="-runs=${spec#*=}"; done
+  local runs malloc_limit=2048 rss_limit=2048
+  runs="$(runs_of "$t")"
   [ "$t" = fuzz_checkpoint ] && malloc_limit=4600 rss_limit=6144  # the reservation is filled, and shadowed
   "$BUILD_DIR/$t" "$work" "$seeds" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=$rss_limit \
     -malloc_limit_mb=$malloc_limit -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" \
@@ -62,8 +68,7 @@ for t in "${targets[@]}"; do
 done
 status=0
 for t in "${targets[@]}"; do
-  runs=""
-  for spec in ${HAMGAN_FUZZ_RUNS:-}; do [ "${spec%%=*}" = "$t" ] && runs="-runs=${spec#*=}"; done
+  runs="$(runs_of "$t")"
   echo "== $t: ${runs:-${SECONDS_EACH}s}"
   if ! wait "${pid_of[$t]}"; then
     echo "fuzz: $t found a failing input (see $BUILD_DIR/$t.log and $BUILD_DIR/findings/$t/):"

@@ -56,10 +56,11 @@ PIP_TEST_PACKAGES=(numpy "scipy<1.18:scipy" h5py pillow:PIL "torchvision==0.27.1
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+use_the_image='or use the container image (docs/building.md, "The container image")'
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
   echo "install_deps: no apt on this machine: install the equivalents of ${APT_PACKAGES[*]} with its package" \
-       "manager and run again, or use the container image (docs/building.md, \"The container image\")" >&2
+       "manager and run again, $use_the_image" >&2
   exit 1
 fi
 missing=()
@@ -69,7 +70,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ -n "$SUDO" ] && ! command -v sudo >/dev/null; then
     echo "install_deps: these Debian packages are missing and installing them needs root: ${missing[*]};" \
-         "ask an administrator, or use the container image (docs/building.md, \"The container image\")" >&2
+         "ask an administrator, $use_the_image" >&2
     exit 1
   fi
   echo "install_deps: apt packages: ${missing[*]}"
