@@ -88,3 +88,12 @@ function(hamgan_label_tests list_file extra)
     endif()
   endforeach()
 endfunction()
+
+# hamgan_set_environment(MODIFICATIONS NAME...): the tests' ENVIRONMENT_MODIFICATION, whole. The
+# discovered tests get theirs here, since ctest's set_tests_properties replaces a property rather than
+# appending to it: torchrun on PATH, and idle OpenMP threads that sleep (CMakeLists.txt, test_omp_wait).
+function(hamgan_set_environment modifications)
+  foreach(name IN LISTS ARGN)
+    set_tests_properties("${name}" PROPERTIES ENVIRONMENT_MODIFICATION "${modifications}")
+  endforeach()
+endfunction()

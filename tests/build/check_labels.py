@@ -6,7 +6,7 @@
 Fails, naming each problem, when a test lacks a TIMEOUT or has not exactly one of the labels fast and
 slow, when a line of LABELS_FILE names no registered test (a renamed or removed test would otherwise
 keep a stale line, and its successor the wrong labels), when a named test lacks that line's label,
-when a test of test_cuda lacks `cuda`, or when a test whose command runs PYTHON lacks `python`.
+when a test of test_cuda lacks `cuda`, when a test's OpenMP threads would spin while idle, or when a test whose command runs PYTHON lacks `python`.
 """
 import json
 import os
@@ -59,6 +59,8 @@ def main():
             problems.append(f"{name}: no TIMEOUT")
         if len(labels & {"fast", "slow"}) != 1:
             problems.append(f"{name}: labels {sorted(labels)}, not exactly one of fast and slow")
+        if "OMP_WAIT_POLICY=set:PASSIVE" not in props.get("ENVIRONMENT_MODIFICATION", []):
+            problems.append(f"{name}: its OpenMP threads spin while idle (no OMP_WAIT_POLICY=set:PASSIVE)")
         if command and os.path.basename(command[0]) == "test_cuda" and "cuda" not in labels:
             problems.append(f"{name}: a test of tests/cuda without the label cuda")
         if python in command and "python" not in labels:
