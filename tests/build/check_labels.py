@@ -6,7 +6,8 @@
 Fails, naming each problem, when a test lacks a TIMEOUT or has not exactly one of the labels fast and
 slow, when a line of LABELS_FILE names no registered test (a renamed or removed test would otherwise
 keep a stale line, and its successor the wrong labels), when a named test lacks that line's label,
-when a test of test_cuda lacks `cuda`, when a test's OpenMP threads would spin while idle, or when a test whose command runs PYTHON lacks `python`.
+when a test of test_cuda lacks `cuda`, when a test's OpenMP threads would spin while idle (no
+OMP_WAIT_POLICY=set:PASSIVE), or when a test whose command runs PYTHON lacks `python`.
 """
 import json
 import os
