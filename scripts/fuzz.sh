@@ -5,7 +5,8 @@
 # new inputs go to build-fuzz/corpus/<target>/). A crash, sanitizer report, uncaught
 # exception other than a HamGAN error, > 2 GB allocated or > 10 s on one input
 # (fuzz_checkpoint: 60 s) is a finding: the input is saved as
-# build-fuzz/findings/<target>/crash-* and the script exits non-zero. Each target ends with libFuzzer's stats (executions, coverage).
+# build-fuzz/findings/<target>/crash-* and the script exits non-zero. Each target ends
+# with libFuzzer's stats (executions, coverage).
 # HAMGAN_FUZZ_SEED=N fixes libFuzzer's seed, HAMGAN_FUZZ_FRESH=1 starts from the seed
 # corpus alone and HAMGAN_FUZZ_RUNS="fuzz_png=300000 ..." fixes each target's number of
 # inputs: together they make a run repeat exactly what an earlier run explored. Targets run

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The labels and timeouts of every ctest test (tests/labels.txt, tests/labels.cmake).
 
-  check_labels.py CTEST BUILD_DIR LABELS_FILE PYTHON
+  check_labels.py CTEST BUILD_DIR LABELS_FILE PYTHON OMP_WAIT
 
 Fails, naming each problem, when a test lacks a TIMEOUT or has not exactly one of the labels fast and
 slow, when a line of LABELS_FILE names no registered test (a renamed or removed test would otherwise
 keep a stale line, and its successor the wrong labels), when a named test lacks that line's label,
-when a test of test_cuda lacks `cuda`, when a test's OpenMP threads would spin while idle (no
-OMP_WAIT_POLICY=set:PASSIVE), or when a test whose command runs PYTHON lacks `python`.
+when a test of test_cuda lacks `cuda`, when a test's OpenMP threads would spin while idle (its
+ENVIRONMENT_MODIFICATION lacks OMP_WAIT, CMakeLists.txt's test_omp_wait), or when a test whose command
+runs PYTHON lacks `python`.
 """
 import json
 import os
@@ -48,7 +49,7 @@ def registered(ctest, build_dir):
 
 
 def main():
-    ctest, build_dir, list_file, python = sys.argv[1:5]
+    ctest, build_dir, list_file, python, omp_wait = sys.argv[1:6]
     tests = registered(ctest, build_dir)
     unbuilt = sorted(n for n in tests if n.endswith("_NOT_BUILT"))
     problems = []
@@ -60,8 +61,8 @@ def main():
             problems.append(f"{name}: no TIMEOUT")
         if len(labels & {"fast", "slow"}) != 1:
             problems.append(f"{name}: labels {sorted(labels)}, not exactly one of fast and slow")
-        if "OMP_WAIT_POLICY=set:PASSIVE" not in props.get("ENVIRONMENT_MODIFICATION", []):
-            problems.append(f"{name}: its OpenMP threads spin while idle (no OMP_WAIT_POLICY=set:PASSIVE)")
+        if omp_wait not in props.get("ENVIRONMENT_MODIFICATION", []):
+            problems.append(f"{name}: its OpenMP threads spin while idle (no {omp_wait})")
         if command and os.path.basename(command[0]) == "test_cuda" and "cuda" not in labels:
             problems.append(f"{name}: a test of tests/cuda without the label cuda")
         if python in command and "python" not in labels:
