@@ -87,20 +87,22 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
   }
   // The bread above may run in bf16 under autocast; the decomposition itself is float32.
   Fp32Region fp32_decomposition;
-  X = to_fp32_if_reduced(X);
   const auto so = solver_options();
   const bool nmf = options.type == HamType::kNMF;
   const bool nmf_one_step = nmf && so.gradient == HamGradient::kOneStep;
   const bool with_graph = X.requires_grad() && torch::GradMode::is_enabled();
   torch::Tensor bases0;
+  const auto factor_dtype = is_reduced_float(X) ? torch::kFloat : X.scalar_type();
   if (online_bases.defined()) {
-    bases0 = online_bases.to(X.dtype()).expand({batch, channels, rank}).contiguous();  // (B, d, r)
+    bases0 = online_bases.to(factor_dtype).expand({batch, channels, rank}).contiguous();  // (B, d, r)
   } else {
-    bases0 = ham_random_bases(options.type, batch, channels, rank, X.options().requires_grad(false), generator_);
+    const auto factor_options = X.options().dtype(factor_dtype).requires_grad(false);
+    bases0 = ham_random_bases(options.type, batch, channels, rank, factor_options, generator_);
   }
   HamFactors f;
   if (nmf_one_step && fused_nmf_takes(X, bases0)) {
-    // CPU float32: ReLU, the K steps and the final code update in one kernel (fused_nmf_one_step).
+    // CPU: ReLU, the K steps and the final code update in one kernel (fused_nmf_one_step), which
+    // reads a bf16 X as stored (float32 factors, no float32 copy of X, ∂X written in bf16).
     if (with_graph) {
       auto out = fused_nmf_one_step(X, bases0, so.steps, so.temperature);
       f = {out[1], out[0]};
@@ -109,6 +111,7 @@ HamFactors HamBlockImpl::decompose(const torch::Tensor& x, bool literal) {
       f = {r.bases, r.codes};
     }
   } else {
+    X = to_fp32_if_reduced(X);
     // NMF with the one-step gradient in autograd: ReLU and the final code step fused (relu_nmf_codes).
     const bool fused = nmf_one_step && with_graph;
     // NMF factors a non-negative matrix (the GAN code's ReLU is the first op of nmf()). In place:

@@ -29,6 +29,7 @@ struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
                                                 const torch::Tensor& bases, int64_t steps, double temperature) {
     auto r = nmf_one_step_cpu(x, bases, steps, temperature, kHamEps, /*keep_for_backward=*/true);
     ctx->save_for_backward({r.positive, r.scale, r.bases});
+    ctx->saved_data["x_dtype"] = static_cast<int64_t>(r.x_dtype);
     ctx->mark_non_differentiable({r.bases});
     return {r.codes, r.bases};
   }
@@ -43,7 +44,8 @@ struct FusedNmfOneStep : torch::autograd::Function<FusedNmfOneStep> {
       return {torch::bmm(saved[2], (grads[0].to(torch::kFloat) * saved[1]).transpose(1, 2)) * saved[0],
               torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
-    const NmfOneStepCpu state{saved[2], torch::Tensor(), saved[1], saved[0]};  // the codes are not needed
+    const auto x_dtype = static_cast<torch::ScalarType>(ctx->saved_data["x_dtype"].toInt());
+    const NmfOneStepCpu state{saved[2], torch::Tensor(), saved[1], saved[0], x_dtype};  // the codes are not needed
     return {nmf_one_step_backward_cpu(grads[0], state), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };

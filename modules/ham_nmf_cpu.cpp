@@ -31,16 +31,18 @@ struct PassResult {
   torch::Tensor bases, codes, scale, positive;
 };
 
+template <typename Source>
 PassResult factorize_batch(const torch::Tensor& x, const torch::Tensor& bases_in, int64_t steps, double temperature,
                            double eps, const PassOptions& o) {
   const int64_t batch = x.size(0), d = x.size(1), n = x.size(2), rank = bases_in.size(2);
   const int64_t n_pad = (n + kTile - 1) / kTile * kTile;
   PassResult out;
   out.bases = bases_in.clone(at::MemoryFormat::Contiguous);  // updated in place, sample by sample
-  out.codes = torch::empty({batch, n, rank}, x.options());
-  if (o.final_step) out.scale = torch::empty({batch, n, rank}, x.options());
+  const auto factor_options = x.options().dtype(torch::kFloat);  // the factors are float32 for either x
+  out.codes = torch::empty({batch, n, rank}, factor_options);
+  if (o.final_step) out.scale = torch::empty({batch, n, rank}, factor_options);
   if (o.keep_positive) out.positive = torch::empty_strided(x.sizes(), x.strides(), x.options().dtype(torch::kBool));
-  const float* xp = x.data_ptr<float>();
+  const Source* xp = x.data_ptr<Source>();
   const int64_t sb = x.stride(0), sd = x.stride(1), sn = x.stride(2);
   float* bp = out.bases.data_ptr<float>();
   float* cp = out.codes.data_ptr<float>();
@@ -50,10 +52,10 @@ PassResult factorize_batch(const torch::Tensor& x, const torch::Tensor& bases_in
     std::vector<float> x_rows(d * n_pad, 0.f), code_rows(rank * n_pad), xtd(rank * n_pad), xc(d * rank);
     std::vector<float> scale_rows(sp ? rank * n_pad : 0);
     for (int64_t b = begin; b < end; ++b) {
-      const float* sample = xp + b * sb;
+      const Source* sample = xp + b * sb;
       load_sample(o.rectify, sample, sd, sn, d, n, n_pad, x_rows.data());
       if (mp)  // x and the mask share the sample's dense layout (samples_are_dense_blocks)
-        for (int64_t t = 0; t < d * n; ++t) mp[b * d * n + t] = sample[t] > 0.f;
+        for (int64_t t = 0; t < d * n; ++t) mp[b * d * n + t] = static_cast<float>(sample[t]) > 0.f;
       const SampleBuffers s{x_rows.data(), code_rows.data(), xtd.data(), xc.data(), bp + b * d * rank,
                             d,           n,                n_pad,      static_cast<float>(eps)};
       factorize_sample(rank, s, steps, static_cast<float>(temperature), sp ? scale_rows.data() : nullptr);
@@ -67,12 +69,22 @@ PassResult factorize_batch(const torch::Tensor& x, const torch::Tensor& bases_in
   return out;
 }
 
+PassResult factorize_batch_of(const torch::Tensor& x, const torch::Tensor& bases, int64_t steps, double temperature,
+                              double eps, const PassOptions& o) {
+  if (x.scalar_type() == torch::kBFloat16) return factorize_batch<c10::BFloat16>(x, bases, steps, temperature, eps, o);
+  return factorize_batch<float>(x, bases, steps, temperature, eps, o);
+}
+
 }  // namespace
 
+constexpr const char* kFusedNmfInputs =
+    "ham: the fused NMF kernel takes CPU float32 or bf16 x (B, d, n) and float32 bases (B, d, r ≤ 8), got ";
+
 bool fused_nmf_takes(const torch::Tensor& x, const torch::Tensor& bases) {
-  return x.device().is_cpu() && bases.device().is_cpu() && x.scalar_type() == torch::kFloat &&
-         bases.scalar_type() == torch::kFloat && x.dim() == 3 && bases.dim() == 3 && x.size(0) == bases.size(0) &&
-         x.size(1) == bases.size(1) && x.size(2) > 0 && bases.size(2) >= 1 && bases.size(2) <= kFusedNmfMaxRank;
+  const bool x_dtype_ok = x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16;
+  return x.device().is_cpu() && bases.device().is_cpu() && x_dtype_ok && bases.scalar_type() == torch::kFloat &&
+         x.dim() == 3 && bases.dim() == 3 && x.size(0) == bases.size(0) && x.size(1) == bases.size(1) &&
+         x.size(2) > 0 && bases.size(2) >= 1 && bases.size(2) <= kFusedNmfMaxRank;
 }
 
 bool fused_nmf_applies(const torch::Tensor& x, const torch::Tensor& bases) {
@@ -82,24 +94,22 @@ bool fused_nmf_applies(const torch::Tensor& x, const torch::Tensor& bases) {
 
 std::pair<torch::Tensor, torch::Tensor> nmf_local_steps_cpu(const torch::Tensor& x, const torch::Tensor& bases,
                                                             int64_t steps, double temperature, double eps) {
-  TORCH_CHECK(fused_nmf_applies(x, bases), "ham: the fused NMF kernel takes CPU float32 x (B, d, n) and bases (B, d, r ≤ 8), got ",
-              x.sizes(), " and ", bases.sizes());
-  auto r = factorize_batch(x, bases, steps, temperature, eps, PassOptions{});
+  TORCH_CHECK(fused_nmf_applies(x, bases), kFusedNmfInputs, x.sizes(), " and ", bases.sizes());
+  auto r = factorize_batch_of(x, bases, steps, temperature, eps, PassOptions{});
   return {r.bases, r.codes};
 }
 
 NmfOneStepCpu nmf_one_step_cpu(const torch::Tensor& x_in, const torch::Tensor& bases, int64_t steps,
                                double temperature, double eps, bool keep_for_backward) {
-  TORCH_CHECK(fused_nmf_takes(x_in, bases), "ham: the fused NMF kernel takes CPU float32 x (B, d, n) and bases (B, d, r ≤ 8), got ",
-              x_in.sizes(), " and ", bases.sizes());
+  TORCH_CHECK(fused_nmf_takes(x_in, bases), kFusedNmfInputs, x_in.sizes(), " and ", bases.sizes());
   torch::NoGradGuard no_grad;
   // The mask and ∂X take x's layout, so it must be one the backward pass reads.
   const auto x = samples_are_dense_blocks(x_in) ? x_in : x_in.contiguous();
   PassOptions o;
   o.rectify = o.final_step = true;
   o.keep_positive = keep_for_backward;
-  auto r = factorize_batch(x, bases.detach(), steps, temperature, eps, o);
-  return {r.bases, r.codes, r.scale, r.positive};
+  auto r = factorize_batch_of(x, bases.detach(), steps, temperature, eps, o);
+  return {r.bases, r.codes, r.scale, r.positive, x.scalar_type()};
 }
 
 }  // namespace hamgan

@@ -18,7 +18,9 @@ namespace hamgan {
 // Largest rank the fused kernel handles (its codes for one position live in registers).
 constexpr int64_t kFusedNmfMaxRank = 8;
 
-// Whether the kernels take these inputs: CPU float32 x (B, d, n) and bases (B, d, r), 1 ≤ r ≤ kFusedNmfMaxRank.
+// Whether the kernels take these inputs: CPU float32 or bf16 x (B, d, n) and float32 bases (B, d, r),
+// 1 ≤ r ≤ kFusedNmfMaxRank. A bf16 x (a bf16 convolution's output) is read as stored and widened on
+// load, exactly: the factors, float32, are those of x.to(float32), with no float32 copy of x made.
 bool fused_nmf_takes(const torch::Tensor& x, const torch::Tensor& bases);
 
 // Whether nmf_local_steps_cpu takes these inputs: fused_nmf_takes, and no autograd graph wanted
@@ -40,12 +42,14 @@ struct NmfOneStepCpu {
   torch::Tensor codes;     // (B, n, r), the final codes
   torch::Tensor scale;     // (B, n, r): S
   torch::Tensor positive;  // (B, d, n) bool; undefined unless kept for backward
+  torch::ScalarType x_dtype = torch::kFloat;  // x's, which ∂X takes
 };
 NmfOneStepCpu nmf_one_step_cpu(const torch::Tensor& x, const torch::Tensor& bases, int64_t steps, double temperature,
                                double eps, bool keep_for_backward);
 
 // ∂L/∂x of the final codes: [x > 0] ⊙ D (∂L/∂C ⊙ S)ᵀ, in the mask's layout (x's, for the (d, n) and
-// channels_last layouts), so the bread's backward reads it without a copy. Reads `bases`, `scale` and
+// channels_last layouts) and x's dtype (summed in float32, rounded once on store), so the bread's
+// backward reads it without a copy or a cast. Reads `bases`, `scale` and
 // `positive`; `codes` may be left undefined.
 torch::Tensor nmf_one_step_backward_cpu(const torch::Tensor& grad_codes, const NmfOneStepCpu& saved);
 

@@ -61,7 +61,10 @@ struct SampleBuffers {
 void factorize_sample(int64_t rank, const SampleBuffers& s, int64_t steps, float temperature, float* scale);
 
 // Sample x[b] (d × n with strides sd, sn) into rows of positions (d, n_pad), rectified when `rectify`.
+// A bf16 sample is widened on load (exactly), so a bf16 x is read as stored, never copied to float32.
 void load_sample(bool rectify, const float* src, int64_t sd, int64_t sn, int64_t d, int64_t n, int64_t n_pad,
+                 float* rows);
+void load_sample(bool rectify, const c10::BFloat16* src, int64_t sd, int64_t sn, int64_t d, int64_t n, int64_t n_pad,
                  float* rows);
 
 // Whether each sample of x (B, d, n) is one dense block, (d, n) or channels_last's (n, d): the

@@ -151,12 +151,12 @@ HAMGAN_INLINE void factorize(const SampleBuffers& s, int64_t steps, float temper
 // Sample x[b] (d × n with strides sd, sn) into rows of positions (d, n_pad), rectified when kRectify.
 // Row by row, so the writes stream; channels_last's reads (stride d) stay within the sample's few KiB.
 // std::max keeps a NaN (as torch::relu does), so a broken step still shows as non-finite.
-template <bool kRectify>
-HAMGAN_INLINE void load_rows(const float* src, int64_t sd, int64_t sn, int64_t d, int64_t n, int64_t n_pad,
+template <bool kRectify, typename Source>
+HAMGAN_INLINE void load_rows(const Source* src, int64_t sd, int64_t sn, int64_t d, int64_t n, int64_t n_pad,
                              float* rows) {
   for (int64_t i = 0; i < d; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      const float v = src[i * sd + j * sn];
+      const float v = static_cast<float>(src[i * sd + j * sn]);
       rows[i * n_pad + j] = kRectify ? std::max(v, 0.f) : v;
     }
 }
@@ -179,6 +179,12 @@ HAMGAN_CPU_CLONES void factorize_sample(int64_t rank, const SampleBuffers& s, in
 
 HAMGAN_CPU_CLONES void load_sample(bool rectify, const float* src, int64_t sd, int64_t sn, int64_t d, int64_t n,
                                    int64_t n_pad, float* rows) {
+  if (rectify) return load_rows<true>(src, sd, sn, d, n, n_pad, rows);
+  load_rows<false>(src, sd, sn, d, n, n_pad, rows);
+}
+
+HAMGAN_CPU_CLONES void load_sample(bool rectify, const c10::BFloat16* src, int64_t sd, int64_t sn, int64_t d,
+                                   int64_t n, int64_t n_pad, float* rows) {
   if (rectify) return load_rows<true>(src, sd, sn, d, n, n_pad, rows);
   load_rows<false>(src, sd, sn, d, n, n_pad, rows);
 }

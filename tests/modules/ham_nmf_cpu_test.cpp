@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "modules/ham_decomposition.h"
+#include "modules/ham_nmf_autograd.h"
 #include "modules/ham_nmf_cpu.h"
 #include "tests/modules/ham_oracle.h"
 #include "tests/modules/module_test_util.h"
@@ -153,6 +154,37 @@ TEST(FusedNmfOneStep, ForwardAndBackwardMatchTheOracle) {
         EXPECT_LT(relative_error(grad_x, want.grad_x, b), 1e-5) << at;
       }
     }
+  }
+}
+
+TEST(FusedNmfOneStep, ABf16InputIsReadAsStoredAndItsGradientWrittenInBf16) {
+  // A bf16 x (the bread's output in bf16 runs) gives exactly the float32 factors of x.to(float32),
+  // which the test above checks against the oracle, and ∂X is that path's ∂X rounded once to bf16.
+  auto g = seeded(22);
+  for (bool strided : {false, true}) {
+    const auto x = (strided ? torch::randn({2, 49, 16}, g).transpose(1, 2) : torch::randn({2, 16, 49}, g))
+                       .to(torch::kBFloat16);
+    const auto x_float = x.to(torch::kFloat);  // the same strides (MemoryFormat::Preserve)
+    const auto bases = torch::rand({2, 16, 2}, g);
+    const auto grad = torch::randn({2, 49, 2}, g);
+    const std::string at = strided ? "channels_last" : "packed";
+    const NmfOneStepCpu low = nmf_one_step_cpu(x, bases, 6, 1.0, kHamEps, /*keep_for_backward=*/true);
+    const NmfOneStepCpu full = nmf_one_step_cpu(x_float, bases, 6, 1.0, kHamEps, /*keep_for_backward=*/true);
+    EXPECT_EQ(low.codes.scalar_type(), torch::kFloat) << at;
+    EXPECT_TRUE(torch::equal(low.bases, full.bases)) << at;
+    EXPECT_TRUE(torch::equal(low.codes, full.codes)) << at;
+    EXPECT_TRUE(torch::equal(low.scale, full.scale)) << at;
+    EXPECT_TRUE(torch::equal(low.positive, full.positive)) << at;
+    const auto grad_low = nmf_one_step_backward_cpu(grad, low);
+    EXPECT_EQ(grad_low.scalar_type(), torch::kBFloat16) << at;
+    EXPECT_EQ(grad_low.strides(), x.strides()) << at;
+    EXPECT_TRUE(torch::equal(grad_low, nmf_one_step_backward_cpu(grad, full).to(torch::kBFloat16))) << at;
+    // Through the autograd node, as the Hamburger calls it.
+    const auto x_leaf = x.detach().requires_grad_();
+    const auto codes = fused_nmf_one_step(x_leaf, bases, 6, 1.0)[0];
+    codes.backward(grad);
+    EXPECT_TRUE(torch::equal(codes, full.codes)) << at;
+    EXPECT_TRUE(torch::equal(x_leaf.grad(), grad_low)) << at;
   }
 }
 
