@@ -2,7 +2,8 @@
 // every block's parameter count against `hamgan model-info`, save/load round
 // trips and one-line loader errors (hamgan_package_check.py); YLG against a
 // per-query loop written from docs/modules.md and External Attention against
-// its reference formulation, in eval and training mode (ylg_ea_check.py).
+// its reference formulation, in eval and training mode (ylg_ea_check.py); `python -m hamgan.sample`'s
+// npz read by numpy as the evaluators read it (hamgan_sample_check.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -21,6 +22,10 @@ TEST(PythonPackage, EveryBlockCountsAsTheBinaryAndRoundTrips) {
 TEST(PythonPackage, YlgAndExternalAttentionEqualTheirReferences) {
   if (!test::hamgan_bin()) GTEST_SKIP() << "HAMGAN_BIN not set (run through ctest)";
   RUN_REFERENCE("ylg_ea_check.py", test::hamgan_bin());
+}
+
+TEST(PythonPackage, SampleWritesTheNpzTheEvaluatorsRead) {
+  RUN_REFERENCE("hamgan_sample_check.py", test::scratch_dir("interop", "hamgan_sample_check"));
 }
 
 }  // namespace
