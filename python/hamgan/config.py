@@ -67,14 +67,17 @@ KEYS = tuple(f[0] for f in FIELDS)
 DEFAULTS = {key: default for key, _, default, _ in FIELDS}
 
 
-def _typed(key, kind, value):
+KIND_WORDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+def typed_value(key, kind, value):
     """A TOML value as the key's type; TOML writes 0.0 as a float but a hand-written 0 is an int."""
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if kind is bool and isinstance(value, str) and value in ("true", "false"):
         return value == "true"
     if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
-        wanted = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[kind]
+        wanted = KIND_WORDS[kind]
         raise ValueError(f"model: {key} = {value!r} is not {wanted}; write {wanted}")
     if key == "ham_gradient":
         return HAM_GRADIENT_ALIASES.get(value, value)
@@ -95,7 +98,7 @@ def model_config(values=None, strict=True):
         raise ValueError(f"model: unknown key '{unknown[0]}'; the model keys are {', '.join(KEYS)}")
     config = {}
     for key, kind, default, check in FIELDS:
-        value = _typed(key, kind, values[key]) if key in values else default
+        value = typed_value(key, kind, values[key]) if key in values else default
         problem = check(value)
         if problem:
             raise ValueError(f"model: {key} {problem}, got {value!r}")

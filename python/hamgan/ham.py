@@ -15,11 +15,11 @@ def _normalize_d(t, eps):
     return t / t.norm(2, 1, keepdim=True).clamp_min(eps)
 
 
-def random_bases(kind, batch, d, r, device=None, generator=None):
+def random_bases(kind, batch, d, r, device=None, generator=None, dtype=None):
     """ham_random_bases: NMF U[0,1) (not normalised), VQ/CD N(0,1) L2-normalised over d (eps 1e-12)."""
     if kind == "nmf":
-        return torch.rand(batch, d, r, device=device, generator=generator)
-    return _normalize_d(torch.randn(batch, d, r, device=device, generator=generator), 1e-12)
+        return torch.rand(batch, d, r, device=device, generator=generator, dtype=dtype)
+    return _normalize_d(torch.randn(batch, d, r, device=device, generator=generator, dtype=dtype), 1e-12)
 
 
 def _soft_assign(logits, temperature):
@@ -69,12 +69,13 @@ class HamBlock(nn.Module):
         # Set by fix_ham_bases: one (1, d, r) set instead of fresh draws; not part of the weights.
         self.register_buffer("fixed_bases", None, persistent=False)
 
-    def initial_bases(self, batch, device):
+    def initial_bases(self, batch, like):
+        """D0 in X's dtype (float32 under autocast, float64 for a float64 block), as ham_block.cpp builds it."""
         if self.online:
-            return self.online_bases.float().expand(batch, -1, -1).contiguous()
+            return self.online_bases.to(like.dtype).expand(batch, -1, -1).contiguous()
         if self.fixed_bases is not None:
-            return self.fixed_bases.expand(batch, -1, -1).contiguous()
-        return random_bases(self.kind, batch, self.channels, self.rank, device=device)
+            return self.fixed_bases.to(like.dtype).expand(batch, -1, -1).contiguous()
+        return random_bases(self.kind, batch, self.channels, self.rank, device=like.device, dtype=like.dtype)
 
     def forward(self, x, y=None):
         if x.dim() != 4 or x.size(1) != self.channels:
@@ -84,11 +85,11 @@ class HamBlock(nn.Module):
         b, c, n = x.size(0), self.channels, x.size(2) * x.size(3)
         w_low = self.lower.normalized_weight().reshape(c, c)
         X = torch.bmm(w_low.expand(b, c, c), x.reshape(b, c, n))  # the 1x1 conv as one batched matmul
-        with fp32_region(x.device):  # the decomposition is float32 (ham_decomposition.cpp)
-            X = X.float()
+        with fp32_region(x.device):  # the decomposition is float32, or float64 in a float64 block
+            X = X.float() if X.dtype in (torch.float16, torch.bfloat16) else X
             if self.kind == "nmf":  # NMF factors a non-negative matrix
                 X = torch.relu(X)
-            bases, codes = self.decompose(X, self.initial_bases(b, X.device))
+            bases, codes = self.decompose(X, self.initial_bases(b, X))
         if self.online and not self.training:
             self._online_update(bases)
         w_up = self.upper.normalized_weight().reshape(c, c)
