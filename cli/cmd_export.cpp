@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/field_options.h"
 #include "gan/interop/export.h"
+#include "gan/interop/hub_export.h"
 
 namespace hamgan::cli {
 namespace {
@@ -22,7 +23,15 @@ FieldTable<ExportConfig> export_fields() {
                                 "the raw one"),
                    &C::weights),
       member_field(flag_field("with_d", "Also write the discriminator (D.* tensors)"), &C::with_d),
-      member_field(required(string_field("out", "FILE.safetensors to write")), &C::out),
+      member_field(string_field("out", "FILE.safetensors to write"), &C::out),
+      member_field(string_field("hub", "Instead of --out: a folder in the Hugging Face Hub's model layout (model."
+                                       "safetensors, config.json, a model card from the run, its logs and grid)"),
+                   &C::hub),
+      member_field(string_field("license", "With --hub: the card's license, an SPDX id (mit, apache-2.0, ...)"),
+                   &C::license),
+      member_field(string_field("class_names", "With --hub: a file of class names, one per line in label order "
+                                               "(Fashion-MNIST's are known)"),
+                   &C::class_names),
       member_field(int_field("seed", "Seed of the standing BN statistics (as hamgan sample --seed)", at_least(0)),
                    &C::seed),
       member_field(int_field("standing_stats", "Batches of 64 to recompute G's BN statistics over (0: stored moving "
@@ -44,7 +53,8 @@ static CommandRegistrar export_registrar("export", [](CLI::App& root) {
   add_argument(sub, "CHECKPOINT", cfg->checkpoint, "Checkpoint file or run directory", true);
   add_field_options(sub, export_fields(), *cfg, "Options");
   on_run(sub, [cfg] {
-    const std::string done = run_export(*cfg);  // before any output: a refusal prints only its error line
+    // Before any output: a refusal prints only its error line.
+    const std::string done = cfg->hub.empty() ? run_export(*cfg) : run_hub_export(*cfg);
     std::cout << "export: " << done << "\n";
   });
 });

@@ -12,6 +12,7 @@
 
 namespace hamgan {
 std::string run_export(const ExportConfig& cfg) {
+  if (cfg.out.empty()) throw ConfigError("export: give --out FILE.safetensors (or --hub DIR for a Hub-layout folder)");
   if (!ends_with(cfg.out, ".safetensors"))
     throw ConfigError("export: --out " + cfg.out + " must end in .safetensors (the only format written)");
   if (!cfg.weights.empty() && cfg.weights != "ema" && cfg.weights != "raw")

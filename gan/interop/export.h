@@ -17,6 +17,9 @@ struct ExportConfig {
   std::string weights;            // ema | raw; empty: ema when the run kept an EMA generator, else raw
   bool with_d = false;            // also the discriminator (its raw weights)
   std::string out;                // FILE.safetensors
+  std::string hub;                // or a Hub-layout folder (gan/interop/hub_export.h)
+  std::string license = "other";  // --hub: the card's license (an SPDX id, e.g. mit, apache-2.0)
+  std::string class_names;        // --hub: a file of class names, one per line in label order
   uint64_t seed = 0;              // seed of the standing statistics, as `hamgan sample --seed`
   int64_t standing_stats = kDefaultStandingBatches;
   std::string device = "auto";    // where the standing statistics are computed

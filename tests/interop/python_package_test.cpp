@@ -3,7 +3,8 @@
 // trips and one-line loader errors (hamgan_package_check.py); YLG against a
 // per-query loop written from docs/modules.md and External Attention against
 // its reference formulation, in eval and training mode (ylg_ea_check.py); `python -m hamgan.sample`'s
-// npz read by numpy as the evaluators read it (hamgan_sample_check.py).
+// npz read by numpy as the evaluators read it (hamgan_sample_check.py); the hamgan.blocks example of
+// docs/interop.md run as written (blocks_example_check.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,6 +28,8 @@ TEST(PythonPackage, YlgAndExternalAttentionEqualTheirReferences) {
 TEST(PythonPackage, SampleWritesTheNpzTheEvaluatorsRead) {
   RUN_REFERENCE("hamgan_sample_check.py", test::scratch_dir("interop", "hamgan_sample_check"));
 }
+
+TEST(PythonPackage, TheBlocksExampleInTheDocsTrains) { RUN_REFERENCE("blocks_example_check.py", ""); }
 
 }  // namespace
 }  // namespace hamgan
