@@ -1,20 +1,21 @@
-// FD_DINOv2's TorchScript feature extractor (see dinov2_features.h).
+// FD_DINOv2's feature extractor (see dinov2_features.h): HamGAN's ViT on safetensors weights, or a
+// TorchScript module (legacy).
 #include "metrics/dinov2_features.h"
 
 #include <torch/script.h>
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <sstream>
 
 #include "core/errors.h"
+#include "metrics/dinov2_vit.h"
 
 namespace hamgan {
 namespace {
 
-const std::string kConvert = "write it with scripts/convert_dinov2.py";
-// DINOv2's widest model (ViT-g) gives 1536-d features; the statistics hold a D×D float64 covariance, so
-// a module that is no embedding network (say, one returning 200,000 logits) must stop here, not at 320 GB.
-constexpr int64_t kMaxFeatureDim = 16384;
+const std::string kConvert = "write it with scripts/convert_dinov2.py (FILE.safetensors)";
 
 std::string shape_text(const torch::Tensor& t) {
   std::ostringstream s;
@@ -22,47 +23,73 @@ std::string shape_text(const torch::Tensor& t) {
   return s.str();
 }
 
+using Network = std::function<torch::Tensor(const torch::Tensor&)>;
+
+bool is_safetensors(const std::string& path) {
+  return path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0;
+}
+
+// The legacy form: a traced module (TorchScript, which PyTorch has deprecated).
+Network load_torchscript(const std::string& path, torch::Device device) {
+  if (!std::filesystem::is_regular_file(path))
+    throw CheckpointError(path + ": DINOv2 TorchScript file not found; " + kConvert);
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(path, device);
+  } catch (const c10::Error&) {
+    throw CheckpointError(path + ": not a TorchScript archive (--features dinov2:PATH); " + kConvert);
+  }
+  module.eval();
+  return [module, path](const torch::Tensor& x) mutable {
+    const torch::IValue out = module.forward({x});
+    if (!out.isTensor())
+      throw CheckpointError(path + ": maps images to a non-tensor, not (N, D) CLS embeddings; " + kConvert);
+    return out.toTensor();
+  };
+}
+
+Network load_vit(const std::string& path, torch::Device device) {
+  if (!std::filesystem::is_regular_file(path))
+    throw CheckpointError(path + ": DINOv2 safetensors file not found; " + kConvert);
+  auto vit = std::make_shared<const Dinov2Vit>(path, device);
+  return [vit](const torch::Tensor& x) { return vit->forward(x); };
+}
+
 class Dinov2Features : public FeatureExtractor {
  public:
   Dinov2Features(const std::string& path, DinoResize mode, torch::Device device)
       : path_(path), mode_(mode), device_(device) {
-    if (!std::filesystem::is_regular_file(path))
-      throw CheckpointError(path + ": DINOv2 TorchScript file not found; " + kConvert);
-    try {
-      module_ = torch::jit::load(path, device);
-    } catch (const c10::Error&) {
-      throw CheckpointError(path + ": not a TorchScript archive (--features dinov2:PATH); " + kConvert);
-    }
-    module_.eval();
+    net_ = is_safetensors(path) ? load_vit(path, device) : load_torchscript(path, device);
     // One probe image fixes D and catches a module that is not a CLS-embedding network
     // (e.g. one still carrying a classifier head or returning patch tokens).
     torch::NoGradGuard g;
-    torch::IValue out;
+    torch::Tensor out;
     try {
-      out = module_.forward({torch::zeros({1, 3, 224, 224}, torch::TensorOptions().device(device))});
+      out = net_(torch::zeros({1, 3, 224, 224}, torch::TensorOptions().device(device)));
+    } catch (const CheckpointError&) {
+      throw;
     } catch (const std::exception&) {
       throw CheckpointError(path + ": forward on a (1, 3, 224, 224) float32 image fails; " + kConvert);
     }
-    if (!out.isTensor() || out.toTensor().dim() != 2 || out.toTensor().size(0) != 1)
-      throw CheckpointError(path + ": maps a (1, 3, 224, 224) image to " +
-                            (out.isTensor() ? shape_text(out.toTensor()) : std::string("a non-tensor")) +
+    if (out.dim() != 2 || out.size(0) != 1)
+      throw CheckpointError(path + ": maps a (1, 3, 224, 224) image to " + shape_text(out) +
                             ", not (1, D) CLS embeddings; " + kConvert);
-    dim_ = out.toTensor().size(1);
-    if (dim_ > kMaxFeatureDim)
+    dim_ = out.size(1);
+    if (dim_ > kDinov2MaxFeatureDim)
       throw CheckpointError(path + ": gives " + std::to_string(dim_) + "-d features, more than the " +
-                            std::to_string(kMaxFeatureDim) + " a DINOv2 embedding has (ViT-g: 1536); it is no CLS-"
+                            std::to_string(kDinov2MaxFeatureDim) + " a DINOv2 embedding has (ViT-g: 1536); it is no CLS-"
                             "embedding network (a classifier head?): " + kConvert);
-    if (!torch::isfinite(out.toTensor()).all().item<bool>())
+    if (!torch::isfinite(out).all().item<bool>())
       throw CheckpointError(path + ": gives NaN or Inf features for a (1, 3, 224, 224) image; its weights are "
                             "damaged: " + kConvert);
-    desc_ = "DINOv2 (TorchScript " + path + ", " + std::to_string(dim_) + "-d CLS features), resize " +
-            to_string(mode_);
+    desc_ = std::string("DINOv2 (") + (is_safetensors(path) ? "ViT weights " : "TorchScript, legacy, ") + path +
+            ", " + std::to_string(dim_) + "-d CLS features), resize " + to_string(mode_);
   }
 
   FeatureBatch compute(const torch::Tensor& images) override {  // called through extract() (features.h)
     torch::NoGradGuard g;
     auto x = preprocess_for_dinov2(images.to(device_), mode_);
-    auto f = module_.forward({x}).toTensor();
+    auto f = net_(x);
     if (f.dim() != 2 || f.size(0) != x.size(0) || f.size(1) != dim_)
       throw DataError(path_ + ": the DINOv2 module returned " + shape_text(f) + " for " + std::to_string(x.size(0)) +
                       " images; expected (N, " + std::to_string(dim_) + ")");
@@ -78,7 +105,7 @@ class Dinov2Features : public FeatureExtractor {
 
  private:
   std::string path_;
-  torch::jit::Module module_;
+  Network net_;
   DinoResize mode_;
   torch::Device device_;
   int64_t dim_ = 0;

@@ -1,16 +1,22 @@
-"""Writes the TorchScript file FD_DINOv2 reads (`hamgan fid --features dinov2:FILE`).
+"""Writes the file FD_DINOv2 reads (`hamgan fid --features dinov2:FILE`).
 
-The module maps float32 (N, 3, 224, 224) images, already normalised with ImageNet's
+The network maps float32 (N, 3, 224, 224) images, already normalised with ImageNet's
 mean and std, to the (N, D) CLS embedding: DINOv2's `x_norm_clstoken`, what
 torch.hub's `dinov2_vitl14` returns, the network of dgm-eval, EDM2 and torch-fidelity.
 Nothing is downloaded; bring the weights:
 
   # timm's model definition with the original or timm's weights (.pth or .safetensors)
   python scripts/convert_dinov2.py --timm vit_large_patch14_dinov2.lvd142m \
-      --weights dinov2_vitl14_pretrain.pth --out dinov2_vitl14.pt
-  # a local clone of facebookresearch/dinov2 and its checkpoint
+      --weights dinov2_vitl14_pretrain.pth --out dinov2_vitl14.safetensors
+  # legacy: a TorchScript file (.pt), also from a local clone of facebookresearch/dinov2
   python scripts/convert_dinov2.py --hub-dir dinov2 --arch dinov2_vitl14 \
       --weights dinov2_vitl14_pretrain.pth --out dinov2_vitl14.pt
+
+A .safetensors output holds the ViT's weights under timm's names (patch projection
+`proj.*`, `cls_token`, `pos_embed` already resampled for a 224 input, `blocks.N.*`,
+`norm.*`) with the architecture in its metadata (format hamgan-dinov2); HamGAN runs
+it with its own LibTorch ViT (metrics/dinov2_vit.cpp), so no TorchScript, which
+PyTorch has deprecated, is involved. A .pt output is the traced module (legacy).
 
 The hub network is built for 518×518 and resamples its 37×37 position embedding
 to the 16×16 patches of a 224 input on every call (bicubic, scale factor
@@ -108,6 +114,48 @@ def save_torchscript(model, out, size=SIZE, seed=0):
     return loaded
 
 
+SAFETENSORS_FORMAT, SAFETENSORS_VERSION = "hamgan-dinov2", "1"
+BLOCK_TENSORS = ("norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight",
+                 "attn.proj.bias", "ls1.gamma", "norm2.weight", "norm2.bias", "mlp.fc1.weight", "mlp.fc1.bias",
+                 "mlp.fc2.weight", "mlp.fc2.bias", "ls2.gamma")
+
+
+def save_safetensors(model, out, size=SIZE):
+    """The CLS module's (TimmDinoCls) weights and architecture as metrics/dinov2_vit.cpp reads them; the file is
+    written beside `out` and renamed over it only when complete."""
+    import os
+
+    from safetensors.torch import save_file
+
+    if not isinstance(model, TimmDinoCls):
+        raise SystemExit("a .safetensors output is written from timm's model (--timm; timm's loader also reads "
+                         "the original DINOv2 checkpoints); --hub-dir writes TorchScript (.pt)")
+    block = model.blocks[0]
+    if not isinstance(model.patch_norm, nn.Identity) or not all(
+            isinstance(getattr(b.attn, n, nn.Identity()), nn.Identity) for b in model.blocks
+            for n in ("q_norm", "k_norm")):
+        raise SystemExit("this ViT normalises patches, queries or keys; DINOv2's do not, and the file has no place "
+                         "for those weights")
+    state = {k: v.detach().float().contiguous() for k, v in model.state_dict().items()}
+    expected = {"proj.weight", "proj.bias", "cls_token", "pos_embed", "norm.weight", "norm.bias"}
+    expected |= {f"blocks.{i}.{t}" for i in range(len(model.blocks)) for t in BLOCK_TENSORS}
+    if set(state) != expected:
+        raise SystemExit(f"unexpected ViT tensors: extra {sorted(set(state) - expected)[:3]}, missing "
+                         f"{sorted(expected - set(state))[:3]}")
+    metadata = {"format": SAFETENSORS_FORMAT, "format_version": SAFETENSORS_VERSION, "image_size": str(size),
+                "patch_size": str(model.proj.kernel_size[0]), "depth": str(len(model.blocks)),
+                "num_heads": str(block.attn.num_heads), "layer_norm_eps": repr(model.norm.eps),
+                "mlp_activation": "gelu_erf"}
+    tmp = f"{out}.tmp.{os.getpid()}"
+    try:
+        save_file(state, tmp, metadata=metadata)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return state["cls_token"].shape[-1]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
@@ -115,11 +163,15 @@ def main():
     src.add_argument("--hub-dir", metavar="DIR", help="local clone of facebookresearch/dinov2")
     p.add_argument("--arch", default="dinov2_vitl14", help="hub entry point with --hub-dir (default dinov2_vitl14)")
     p.add_argument("--weights", required=True, help="checkpoint file (.pth or .safetensors)")
-    p.add_argument("--out", required=True, help="TorchScript file to write")
+    p.add_argument("--out", required=True, help="FILE.safetensors (HamGAN's ViT) or FILE.pt (TorchScript, legacy)")
     a = p.parse_args()
+    if not a.out.endswith((".safetensors", ".pt")):
+        raise SystemExit(f"--out {a.out}: name it FILE.safetensors (or FILE.pt for TorchScript)")
     model = from_timm(a.timm, a.weights) if a.timm else from_hub(a.hub_dir, a.arch, a.weights)
-    loaded = save_torchscript(model, a.out)
-    dim = loaded(torch.zeros(1, 3, SIZE, SIZE)).shape[1]
+    if a.out.endswith(".safetensors"):
+        dim = save_safetensors(model, a.out)
+    else:
+        dim = save_torchscript(model, a.out)(torch.zeros(1, 3, SIZE, SIZE)).shape[1]
     print(f"wrote {a.out}: (N, 3, {SIZE}, {SIZE}) → (N, {dim}); use --features dinov2:{a.out}")
 
 

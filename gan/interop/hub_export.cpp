@@ -44,7 +44,8 @@ std::vector<std::string> class_names_from(const std::string& file, int64_t num_c
     if (!line.empty()) names.push_back(line);
   if (static_cast<int64_t>(names.size()) != num_classes)
     throw ConfigError("export: --class_names " + file + " has " + std::to_string(names.size()) +
-                      " names; the model has " + std::to_string(num_classes) + " classes (one name per line, in label order)");
+                      " names; the model has " + std::to_string(num_classes) +
+                      " classes (one name per line, in label order)");
   return names;
 }
 

@@ -6,8 +6,9 @@ DIR/cases.txt: `NAME TYPE GRADIENT CHANNELS CLASSES DTYPE` per line, DIR/NAME.np
 before the forward (state.*), input x, labels, upstream gradient w, output and gradients (grad.*). The
 Python block, built from HamburgerOptions, loads the state strictly, runs the same training-mode forward
 and backward of sum(out * w), and must give the same output and gradients: relative error (Frobenius)
-below 1e-8 in float64 (CD's solve at temperature 0.01 turns rounding into a few 1e-10) and 1e-5 in float32, and a one-step input gradient that differs from BPTT's (so the
-comparison can tell the two gradients apart).
+below 1e-8 in float64 (CD's solve at temperature 0.01 turns rounding into a few 1e-10) and 1e-5 in
+float32, and a one-step input gradient that differs from BPTT's (so the comparison can tell the two
+gradients apart).
 """
 import os
 import sys

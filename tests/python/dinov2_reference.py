@@ -3,6 +3,7 @@ seeded random weights.
 
 Writes into DIR:
   dinov2.pt        the TorchScript module, written by scripts/convert_dinov2.py
+  dinov2.safetensors  the same weights as scripts/convert_dinov2.py writes them for metrics/dinov2_vit.cpp
   bad_shape.pt     a TorchScript module returning (N, 3, 224, 224), not (N, D)
   a/, b/           two folders of 32×32 RGB PNGs (more images than D, so the
                    covariances are full rank)
@@ -56,6 +57,7 @@ with torch.no_grad():
         else:  # class token and position embedding
             p.copy_(0.5 * torch.randn(p.shape, generator=g))
 convert_dinov2.save_torchscript(model, f"{d}/dinov2.pt")
+convert_dinov2.save_safetensors(model, f"{d}/dinov2.safetensors")  # the same weights for HamGAN's own ViT
 
 
 class BadShape(nn.Module):
