@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "data/dataset.h"
@@ -65,7 +66,21 @@ TEST(HubExport, ARunBecomesAFolderThatTheHubToolsAndFromPretrainedRead) {
   for (const char* absent : {"from_file", "both", "bad_license", "absent"})
     EXPECT_FALSE(fs::exists(fs::path(dir) / absent)) << absent;
   EXPECT_FALSE(has_temporaries(dir));
-  RUN_REFERENCE("hub_folder_check.py", hub + " " + run + " " + dir + "/samples.npz " + dir);
+
+  // --class_names: a file of the model's count goes into the card in order; another count is refused.
+  std::ofstream(dir + "/names.txt") << "zero\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+  std::ofstream(dir + "/short.txt") << "zero\none\n";
+  out = hamgan("export " + run + " --hub " + dir + "/named --with_d --class_names " + dir + "/names.txt", &status);
+  ASSERT_EQ(status, 0) << out;
+  const std::string card = test::file_contents(dir + "/named/README.md");
+  EXPECT_NE(card.find("| 0 | zero |\n| 1 | one |"), std::string::npos) << card;
+  EXPECT_NE(card.find("| 9 | nine |"), std::string::npos) << card;
+  const std::string refusal = hamgan("export " + run + " --hub " + dir + "/short --class_names " + dir + "/short.txt",
+                                     &status);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(refusal.find("2 names; the model has 10 classes"), std::string::npos) << refusal;
+  EXPECT_FALSE(fs::exists(dir + "/short"));
+  RUN_REFERENCE("hub_folder_check.py", hub + " " + run + " " + dir + "/samples.npz " + dir + " " + dir + "/named");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 """A `hamgan export --hub` folder read by the tools that read Hub models (tests/export/hub_export_test.cpp).
 
-    hub_folder_check.py HUB RUN SAMPLES_NPZ TMP
+    hub_folder_check.py HUB RUN SAMPLES_NPZ TMP WITH_D_HUB
 
 - The card through huggingface_hub's ModelCard: library_name, license, datasets, and one eval result per
   number of the run's last evaluation row in RUN/metrics.jsonl (read here with json), value and protocol.
@@ -8,6 +8,8 @@
 - hamgan.from_pretrained on the folder, on a Hub cache this script lays out (HF_HUB_OFFLINE=1, by repo id
   and by commit), and torch.hub.load(source="local") give `hamgan sample --float`'s images (SAMPLES_NPZ: x,
   y, z; seed 3, one batch).
+- WITH_D_HUB (exported with --with_d): from_pretrained(discriminator=True) gives D, whose raw weights are
+  those of the run's checkpoint as `hamgan export --with_d --out` writes them; HUB has no D to give.
 - A folder whose config.json was edited, and an absent repository, are one-line ValueErrors.
 """
 import os
@@ -35,7 +37,7 @@ from hamgan.checked_read import read_header  # noqa: E402
 from hamgan.config import parse_model_text  # noqa: E402
 
 torch.set_num_threads(2)
-HUB, RUN, SAMPLES = sys.argv[1], sys.argv[2], sys.argv[3]
+HUB, RUN, SAMPLES, WITH_D = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
 REPO, COMMIT = "hamgan-test/fmnist", "0123456789abcdef0123456789abcdef01234567"
 problems = []
 
@@ -117,6 +119,22 @@ def check_loaders():
         print(f"{name}: max |G - hamgan sample --float| = {delta:.3g}")
 
 
+def check_discriminator():
+    D = hamgan.from_pretrained(WITH_D, discriminator=True)
+    from safetensors.torch import load_file
+
+    tensors = load_file(os.path.join(WITH_D, "model.safetensors"))
+    state = D.state_dict()
+    check(all(torch.equal(state[k[2:]], v) for k, v in tensors.items() if k.startswith("D.")) and
+          sum(k.startswith("D.") for k in tensors) == len(state), "D's tensors differ from the file's")
+    try:
+        hamgan.from_pretrained(HUB, discriminator=True)
+        problems.append("a folder without D gave a discriminator")
+    except ValueError as e:
+        check("--with_d" in str(e), f"no-D folder: {e}")
+    print(f"discriminator: {len(state)} tensors from the --with_d folder")
+
+
 def check_refusals():
     edited = os.path.join(TMP, "edited_hub")
     shutil.copytree(HUB, edited)
@@ -139,6 +157,7 @@ def main():
     check_card()
     check_files()
     check_loaders()
+    check_discriminator()
     check_refusals()
     for p in problems:
         print("FAIL:", p)
