@@ -1,8 +1,11 @@
-"""The hamgan.blocks example in docs/interop.md, run as written (tests/interop/python_package_test.cpp).
+"""The hamgan.blocks example in docs/interop.md, run as written (tests/interop/python_package_test.cpp),
+and the typed options of the public blocks.
 
 The python block after `<!-- example: blocks -->` is executed with the package on the path. It must train:
 the Hamburger's sigma leaves 0, both SN breads end with non-zero gradients and weights other than the ones
-the same seed builds, and both losses are finite.
+the same seed builds, and both losses are finite. The option classes must hold exactly the model keys of
+their block with the C++ defaults (hamgan.config's table, which `PythonPackage.MirrorsModelFields` checks
+against the binary), read values as a config file's are read, and refuse a bad one in one line naming it.
 """
 import math
 import os
@@ -28,13 +31,43 @@ def example_code():
     return text.split(MARK, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
 
 
+def option_problems():
+    from hamgan.blocks import ExternalAttention, ExternalAttentionOptions, HamburgerBlock, HamburgerOptions
+    from hamgan.config import DEFAULTS
+
+    problems = []
+    for cls, prefix in ((HamburgerOptions, "ham_"), (ExternalAttentionOptions, "ea_")):
+        keys = cls().model_keys()
+        wanted = {k: v for k, v in DEFAULTS.items() if k.startswith(prefix)}
+        if keys != wanted:
+            problems.append(f"{cls.__name__}() gives {keys}, not the defaults {wanted}")
+    if HamburgerOptions(gradient="one_step", temperature=1).model_keys()["ham_gradient"] != "one-step":
+        problems.append("the gradient alias one_step is not read as one-step")
+    for make, word in ((lambda: HamburgerOptions(train_steps=0), "train_steps must be >= 1"),
+                       (lambda: HamburgerOptions(type="svd"), "type must be one of"),
+                       (lambda: HamburgerOptions(rank="4"), "rank = '4' is not an integer"),
+                       (lambda: ExternalAttentionOptions(heads=0), "heads must be >= 1"),
+                       (lambda: HamburgerBlock(16, ExternalAttentionOptions()), "must be a HamburgerOptions"),
+                       (lambda: ExternalAttention(48, ExternalAttentionOptions(heads=5)), "not divisible")):
+        try:
+            make()
+            problems.append(f"accepted: expected '{word}'")
+        except ValueError as e:
+            if word not in str(e) or "\n" in str(e):
+                problems.append(f"error {str(e)!r} does not say '{word}' in one line")
+    block = HamburgerBlock(32, HamburgerOptions(rank=3, train_steps=2))
+    if block.rank != 3 or block.train_steps != 2:
+        problems.append(f"the options did not reach the block: rank {block.rank}, K {block.train_steps}")
+    return problems
+
+
 def main():
     namespace = {"__name__": "docs_example"}
     exec(compile(example_code(), "docs/interop.md (example: blocks)", "exec"), namespace)
     G, TinyGenerator = namespace["G"], namespace["TinyGenerator"]
     torch.manual_seed(0)
     initial = TinyGenerator()  # the example builds G right after manual_seed(0)
-    problems = []
+    problems = option_problems()
     if not G.ham.sigma.item() != 0:
         problems.append("sigma is still 0 after training")
     for bread in ("lower", "upper"):
