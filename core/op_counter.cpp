@@ -105,14 +105,17 @@ void OpCounter::restart() {
   std::lock_guard<std::mutex> lock(mu_);
   pending_ = {};
   pending_sync_ops_.clear();
+  pending_by_op_.clear();
 }
 
 void OpCounter::lap(size_t phase) {
   std::lock_guard<std::mutex> lock(mu_);
   counts_.at(phase) += pending_;
   for (const auto& [name, n] : pending_sync_ops_) sync_ops_[name] += n;
+  for (const auto& [name, c] : pending_by_op_) by_op_[name] += c;
   pending_ = {};
   pending_sync_ops_.clear();
+  pending_by_op_.clear();
 }
 
 std::vector<OpCounts> OpCounter::counts() const {
@@ -131,9 +134,15 @@ std::map<std::string, int64_t> OpCounter::sync_ops() const {
   return sync_ops_;
 }
 
-void OpCounter::record(const OpCounts& c, const std::string& sync) {
+std::map<std::string, OpCounts> OpCounter::by_op() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return by_op_;
+}
+
+void OpCounter::record(const OpCounts& c, const std::string& sync, const std::string& kernel) {
   std::lock_guard<std::mutex> lock(mu_);
   pending_ += c;
+  if (!kernel.empty()) pending_by_op_[kernel] += c;
   if (!sync.empty()) {
     ++pending_.syncs;
     ++pending_sync_ops_[sync];
@@ -177,7 +186,7 @@ void OpCounter::on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     }
     c.casts = is_activation_cast(name, op.inputs, fn.outputs(), counter->activations_) ? 1 : 0;
   }
-  counter->record(c, "");
+  counter->record(c, "", c.kernels > 0 ? name : "");
 }
 
 }  // namespace hamgan

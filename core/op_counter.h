@@ -61,6 +61,9 @@ class OpCounter {
   OpCounts total() const;
   // Each host synchronisation point charged to a phase, by op name ("aten::copy_ (device to host)" for copies).
   std::map<std::string, int64_t> sync_ops() const;
+  // Kernels, bytes and casts charged to the phases, by the kernel's op name: where a step's launches and
+  // memory traffic go ("aten::mul" 312 kernels, ...).
+  std::map<std::string, OpCounts> by_op() const;
 
   // True when an op called `name` is one that does no work on the device (a view, an allocation, a no-op `to`).
   static bool is_metadata_op(const std::string& name);
@@ -70,13 +73,14 @@ class OpCounter {
  private:
   static std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn);
   static void on_end(const at::RecordFunction& fn, at::ObserverContext* ctx);
-  void record(const OpCounts& c, const std::string& sync);
+  void record(const OpCounts& c, const std::string& sync, const std::string& kernel = "");
 
   mutable std::mutex mu_;
   std::vector<OpCounts> counts_;
   std::map<std::string, int64_t> sync_ops_;
   OpCounts pending_;  // since the last boundary
   std::map<std::string, int64_t> pending_sync_ops_;
+  std::map<std::string, OpCounts> by_op_, pending_by_op_;
   ActivationRule activations_;  // set before counting, then only read
   at::CallbackHandle handle_;
 };

@@ -127,6 +127,7 @@ void profile_steps(TrainState& state, BenchData& data, const StepConfig& step_cf
   const std::vector<OpCounts> counts = counter.counts();
   std::copy(counts.begin(), counts.end(), r.profile.begin());
   r.sync_ops = counter.sync_ops();
+  r.by_op = counter.by_op();
   r.profile_steps = steps;
 }
 

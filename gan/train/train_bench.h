@@ -40,6 +40,7 @@ struct TrainBenchResult {
   int64_t profile_steps = 0;
   std::array<OpCounts, kBenchPhaseCount> profile{};
   std::map<std::string, int64_t> sync_ops;
+  std::map<std::string, OpCounts> by_op;  // the profiled steps' kernels, bytes and casts by op name
   int64_t peak_memory_bytes = 0;
   std::string peak_memory_kind;  // what peak_memory_bytes measures
 };

@@ -1,8 +1,10 @@
 // What `hamgan bench train` prints and writes; the timing is in train_bench.cpp.
 #include "gan/train/train_bench.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
 namespace hamgan {
 
@@ -17,6 +19,16 @@ namespace {
 double per_step(int64_t count, int64_t steps) { return static_cast<double>(count) / static_cast<double>(steps); }
 
 constexpr double kMiB = 1024.0 * 1024.0;
+
+constexpr size_t kListedOps = 12;
+
+// The ops by kernels per step, most first (ties by name), for the list and the JSON.
+std::vector<std::pair<std::string, OpCounts>> ops_by_kernels(const TrainBenchResult& r) {
+  std::vector<std::pair<std::string, OpCounts>> ops(r.by_op.begin(), r.by_op.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second.kernels > b.second.kernels; });
+  return ops;
+}
 
 void print_profile(const TrainBenchResult& r, std::ostream& out) {
   out << "per step over " << r.profile_steps << " profiled steps (kernels / host syncs / memory-bound MiB / "
@@ -34,6 +46,15 @@ void print_profile(const TrainBenchResult& r, std::ostream& out) {
       << "\nmemory-bound bytes per image per step (in tensors that grow with the batch): "
       << per_step(total.per_sample_bytes, r.profile_steps) / static_cast<double>(r.batch) << "\n";
   for (const auto& [op, n] : r.sync_ops) out << "  host sync: " << op << " " << per_step(n, r.profile_steps) << " per step\n";
+  const auto ops = ops_by_kernels(r);
+  out << "kernels per step by op (kernels / memory-bound MiB / casts), the " << std::min(kListedOps, ops.size())
+      << " with most of " << ops.size() << ":";
+  for (size_t i = 0; i < ops.size() && i < kListedOps; ++i) {
+    const OpCounts& c = ops[i].second;
+    out << (i ? ", " : " ") << ops[i].first << " " << per_step(c.kernels, r.profile_steps) << " / "
+        << per_step(c.bytes, r.profile_steps) / kMiB << " / " << per_step(c.casts, r.profile_steps);
+  }
+  out << "\n";
 }
 
 nlohmann::ordered_json profile_json(const TrainBenchResult& r) {
@@ -62,6 +83,11 @@ nlohmann::ordered_json profile_json(const TrainBenchResult& r) {
   j["memory_bound_bytes_per_image"] = per_step(total.per_sample_bytes, r.profile_steps) / static_cast<double>(r.batch);
   j["activation_casts_per_step"] = casts;  // float32 <-> bf16 conversions of activations
   j["host_sync_ops"] = sync_ops.is_null() ? nlohmann::ordered_json::object() : sync_ops;
+  nlohmann::ordered_json by_op = nlohmann::ordered_json::object();
+  for (const auto& [name, c] : ops_by_kernels(r))
+    by_op[name] = {{"kernels", per_step(c.kernels, r.profile_steps)}, {"bytes", per_step(c.bytes, r.profile_steps)},
+                   {"casts", per_step(c.casts, r.profile_steps)}};
+  j["by_op_per_step"] = by_op;  // every kernel's op, most kernels first
   return j;
 }
 

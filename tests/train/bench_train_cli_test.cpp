@@ -31,7 +31,7 @@ TEST(BenchTrainCli, WritesJsonWithPositiveConsistentPhaseTimes) {
   int status = -1;
   const std::string out = run(tiny_bench_args(dir) + " --steps 2 --warmup 1 --profile --out " + json_path, &status);
   ASSERT_EQ(status, 0) << out;
-  const auto j = nlohmann::json::parse(test::file_contents(json_path));
+  const auto j = nlohmann::ordered_json::parse(test::file_contents(json_path));  // keeps the file's order
   for (const char* key : {"device", "device_name", "torch_version", "precision", "data", "batch", "steps", "its_per_s",
                           "images_per_s", "step_ms", "peak_memory_bytes", "phase_ms", "profile"})
     EXPECT_TRUE(j.contains(key)) << key;
@@ -64,6 +64,20 @@ TEST(BenchTrainCli, WritesJsonWithPositiveConsistentPhaseTimes) {
   }
   EXPECT_DOUBLE_EQ(profile["kernels_per_step"]["total"].get<double>(), kernels);
   EXPECT_TRUE(profile["host_sync_ops"].empty()) << profile["host_sync_ops"].dump();
+  // By op: every kernel under one name, most first; the kernels, bytes and casts add up to the totals.
+  double by_op_kernels = 0, by_op_bytes = 0, by_op_casts = 0, previous = 1e300;
+  for (const auto& [name, c] : profile["by_op_per_step"].items()) {
+    EXPECT_EQ(name.rfind("aten::", 0), 0u) << name;
+    EXPECT_LE(c["kernels"].get<double>(), previous) << name;
+    previous = c["kernels"].get<double>();
+    by_op_kernels += c["kernels"].get<double>();
+    by_op_bytes += c["bytes"].get<double>();
+    by_op_casts += c["casts"].get<double>();
+  }
+  EXPECT_DOUBLE_EQ(by_op_kernels, kernels);
+  EXPECT_DOUBLE_EQ(by_op_bytes, profile["memory_bound_bytes_per_step"]["total"].get<double>());
+  EXPECT_DOUBLE_EQ(by_op_casts, profile["activation_casts_per_step"]["total"].get<double>());
+  EXPECT_GT(profile["by_op_per_step"].size(), 5u);
 }
 
 TEST(BenchTrainCli, BadInputIsOneLineError) {
