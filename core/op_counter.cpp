@@ -149,6 +149,19 @@ void OpCounter::record(const OpCounts& c, const std::string& sync, const std::st
   }
 }
 
+namespace {
+
+// The by-op name: copies apart by what they convert ("aten::copy_ (Float to BFloat16)"), the largest share.
+std::string kernel_name(const std::string& name, const OpInputs& in) {
+  if (name != "aten::copy_" || in.first_dtype == at::ScalarType::Undefined ||
+      in.second_dtype == at::ScalarType::Undefined)
+    return name;
+  if (in.first_dtype == in.second_dtype) return name + " (same dtype)";
+  return name + " (" + c10::toString(in.second_dtype) + " to " + c10::toString(in.first_dtype) + ")";
+}
+
+}  // namespace
+
 std::unique_ptr<at::ObserverContext> OpCounter::on_start(const at::RecordFunction& fn) {
   if (!starts_with_aten(fn.name())) return nullptr;
   const std::string name = fn.name();
@@ -186,7 +199,7 @@ void OpCounter::on_end(const at::RecordFunction& fn, at::ObserverContext*) {
     }
     c.casts = is_activation_cast(name, op.inputs, fn.outputs(), counter->activations_) ? 1 : 0;
   }
-  counter->record(c, "", c.kernels > 0 ? name : "");
+  counter->record(c, "", c.kernels > 0 ? kernel_name(name, op.inputs) : "");
 }
 
 }  // namespace hamgan

@@ -62,7 +62,8 @@ class OpCounter {
   // Each host synchronisation point charged to a phase, by op name ("aten::copy_ (device to host)" for copies).
   std::map<std::string, int64_t> sync_ops() const;
   // Kernels, bytes and casts charged to the phases, by the kernel's op name: where a step's launches and
-  // memory traffic go ("aten::mul" 312 kernels, ...).
+  // memory traffic go ("aten::mul" 312 kernels, ...); copies by what they convert ("aten::copy_ (Float to
+  // BFloat16)", "aten::copy_ (same dtype)").
   std::map<std::string, OpCounts> by_op() const;
 
   // True when an op called `name` is one that does no work on the device (a view, an allocation, a no-op `to`).
