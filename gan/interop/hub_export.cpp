@@ -56,7 +56,10 @@ void read_last_evaluation(const std::string& log, HubCard& card) {
   const auto texts = read_metric_texts(log);
   for (size_t i = std::min(rows.size(), texts.size()); i-- > 0;) {
     if (!texts[i].count("protocol")) continue;
-    card.eval_step = static_cast<int64_t>(rows[i].at("step"));
+    const auto step = rows[i].find("step");
+    if (step == rows[i].end())
+      throw DataError("export --hub: " + log + ": evaluation row " + std::to_string(i + 1) + " has no step");
+    card.eval_step = static_cast<int64_t>(step->second);
     for (const auto& [key, value] : rows[i])
       if (key != "step") card.metrics.push_back({key, value});
     card.protocol = texts[i].at("protocol");
