@@ -142,6 +142,26 @@ std::string save_after_failure(TrainState& state, RunContext& run, bool step_who
 
 namespace {
 
+// The learned gate σ of each context block (x + σ·block(x), 0 at init) in the row, as "g/ham16/sigma":
+// whether the network uses its block at all. Read in one device→host copy, at a log row only.
+void append_block_sigmas(const TrainState& state, const LogSettings& s, MetricRow& row) {
+  std::vector<std::string> keys;
+  std::vector<torch::Tensor> sigmas;
+  auto add = [&](const std::string& key, const torch::nn::Module& block) {
+    if (key.empty()) return;
+    for (const auto& p : block.named_parameters(/*recurse=*/false))
+      if (p.key() == "sigma") {
+        keys.push_back(key + "/sigma");
+        sigmas.push_back(p.value().detach().reshape({1}).to(torch::kFloat));
+      }
+  };
+  add(s.g_block_key, *state.g->context());
+  add(s.d_block_key, *state.d->context());
+  if (sigmas.empty()) return;
+  const torch::Tensor host = torch::cat(sigmas).cpu();
+  for (size_t i = 0; i < keys.size(); ++i) row.emplace_back(keys[i], host[static_cast<int64_t>(i)].item<double>());
+}
+
 // A row of the means since the last one, and the progress bar (its losses are
 // those of the last row: reading them every step would wait for the device).
 class LogHook final : public TrainHook {
@@ -167,6 +187,7 @@ class LogHook final : public TrainHook {
                      {"g_lr", s_.g_lr},    {"d_lr", s_.d_lr},
                      {"it_per_s", its},    {"img_per_s", its * static_cast<double>(s_.images_per_step)}};
     state.objective.log(row);  // ADA's p and what the terms report
+    append_block_sigmas(state, s_, row);
     if (run.log) run.log->append(state.step, row);
     if (run.tb) {
       for (const auto& [k, val] : row) run.tb->add_scalar(k, val, state.step);

@@ -67,6 +67,8 @@ struct LogSettings {
   int64_t every = 50;
   double g_lr = 0, d_lr = 0;      // logged with every row
   int64_t images_per_step = 0;    // batch_size · d_steps, for img_per_s
+  // The context blocks' names in the log, "g/ham16" (network, block, feature-map side); "" for `none`.
+  std::string g_block_key, d_block_key;
 };
 struct CheckpointSettings {
   int64_t every = 1000;  // 0: only at the last step (and, as always, when stopping)

@@ -39,6 +39,9 @@ HookSettings hook_settings(const TrainConfig& cfg, const std::shared_ptr<Communi
   s.log.g_lr = cfg.g_lr;
   s.log.d_lr = cfg.d_lr;
   s.log.images_per_step = cfg.batch_size * cfg.d_steps;
+  const std::string side = std::to_string(cfg.model.context_side());
+  if (cfg.model.g_block.name != "none") s.log.g_block_key = "g/" + cfg.model.g_block.name + side;
+  if (cfg.model.d_block.name != "none") s.log.d_block_key = "d/" + cfg.model.d_block.name + side;
   s.checkpoint.every = cfg.checkpoint_every;
   s.grid.every = cfg.sample_every;
   s.grid.num_classes = cfg.model.num_classes;
