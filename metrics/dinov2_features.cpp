@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/text.h"
 #include "metrics/dinov2_vit.h"
 
 namespace hamgan {
@@ -25,14 +26,8 @@ std::string shape_text(const torch::Tensor& t) {
 
 using Network = std::function<torch::Tensor(const torch::Tensor&)>;
 
-bool is_safetensors(const std::string& path) {
-  return path.size() >= 12 && path.compare(path.size() - 12, 12, ".safetensors") == 0;
-}
-
 // The legacy form: a traced module (TorchScript, which PyTorch has deprecated).
 Network load_torchscript(const std::string& path, torch::Device device) {
-  if (!std::filesystem::is_regular_file(path))
-    throw CheckpointError(path + ": DINOv2 TorchScript file not found; " + kConvert);
   torch::jit::Module module;
   try {
     module = torch::jit::load(path, device);
@@ -49,8 +44,6 @@ Network load_torchscript(const std::string& path, torch::Device device) {
 }
 
 Network load_vit(const std::string& path, torch::Device device) {
-  if (!std::filesystem::is_regular_file(path))
-    throw CheckpointError(path + ": DINOv2 safetensors file not found; " + kConvert);
   auto vit = std::make_shared<const Dinov2Vit>(path, device);
   return [vit](const torch::Tensor& x) { return vit->forward(x); };
 }
@@ -59,7 +52,11 @@ class Dinov2Features : public FeatureExtractor {
  public:
   Dinov2Features(const std::string& path, DinoResize mode, torch::Device device)
       : path_(path), mode_(mode), device_(device) {
-    net_ = is_safetensors(path) ? load_vit(path, device) : load_torchscript(path, device);
+    const bool safetensors = ends_with(path, ".safetensors");
+    if (!std::filesystem::is_regular_file(path))
+      throw CheckpointError(path + ": DINOv2 " + (safetensors ? "safetensors" : "TorchScript") +
+                            " file not found; " + kConvert);
+    net_ = safetensors ? load_vit(path, device) : load_torchscript(path, device);
     // One probe image fixes D and catches a module that is not a CLS-embedding network
     // (e.g. one still carrying a classifier head or returning patch tokens).
     torch::NoGradGuard g;
@@ -82,7 +79,7 @@ class Dinov2Features : public FeatureExtractor {
     if (!torch::isfinite(out).all().item<bool>())
       throw CheckpointError(path + ": gives NaN or Inf features for a (1, 3, 224, 224) image; its weights are "
                             "damaged: " + kConvert);
-    desc_ = std::string("DINOv2 (") + (is_safetensors(path) ? "ViT weights " : "TorchScript, legacy, ") + path +
+    desc_ = std::string("DINOv2 (") + (safetensors ? "ViT weights " : "TorchScript, legacy, ") + path +
             ", " + std::to_string(dim_) + "-d CLS features), resize " + to_string(mode_);
   }
 

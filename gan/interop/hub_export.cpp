@@ -22,6 +22,12 @@ namespace hamgan {
 namespace fs = std::filesystem;
 namespace {
 
+// The directory `path` names, absolute: "runs/x/" names runs/x.
+fs::path directory_named(const std::string& path) {
+  const fs::path p = fs::absolute(path).lexically_normal();
+  return p.has_filename() ? p : p.parent_path();
+}
+
 // Fashion-MNIST's classes in label order, as Zalando Research's description of the data set lists them.
 const std::vector<std::string>& fashion_mnist_classes() {
   static const std::vector<std::string> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -99,6 +105,8 @@ void write_folder(const ExportConfig& cfg, const RunPaths& run, const std::strin
   const SafetensorsFile written = read_safetensors(model.out);  // what the card describes is what was written
   for (const auto& [name, tensor] : written.tensors)
     if (name.rfind("G.", 0) == 0) card.g_parameters += tensor.numel();
+  // The model the file records (the checkpoint's) is the one config.json and the card describe.
+  card.model = model_config_from_text(written.metadata.at("model"));
   card.weights = written.metadata.at("weights");
   card.step = std::stoll(written.metadata.at("step"));
   card.hamgan_version = written.metadata.at("hamgan_version");
@@ -141,8 +149,7 @@ std::string run_hub_export(const ExportConfig& cfg) {
   if (!fs::is_directory(cfg.checkpoint) || !fs::exists(run.config()))
     throw ConfigError("export: --hub takes a run directory (its config, metrics and samples make the card); " +
                       cfg.checkpoint + " is not one written by hamgan train");
-  const fs::path target = fs::absolute(cfg.hub).lexically_normal();
-  const fs::path folder = target.has_filename() ? target : target.parent_path();
+  const fs::path folder = directory_named(cfg.hub);
   if (fs::exists(folder) && (!fs::is_directory(folder) || !fs::is_empty(folder)))
     throw ConfigError("export: --hub " + cfg.hub + " already exists and is not empty; name a new folder");
   if (!fs::is_directory(folder.parent_path()))
@@ -151,9 +158,7 @@ std::string run_hub_export(const ExportConfig& cfg) {
 
   const TrainConfig train = train_config_from_text(file_text(run.config()));
   HubCard card;
-  card.name = fs::absolute(cfg.checkpoint).lexically_normal().filename().string();
-  if (card.name.empty()) card.name = fs::absolute(cfg.checkpoint).lexically_normal().parent_path().filename().string();
-  card.model = train.model;
+  card.name = directory_named(cfg.checkpoint).filename().string();
   card.license = cfg.license;
   card.dataset_path = train.dataset;
   const bool fashion = fs::path(train.dataset).lexically_normal() == fs::path(kDefaultFashionMnistDir);

@@ -3,7 +3,8 @@
     hub_folder_check.py HUB RUN SAMPLES_NPZ TMP WITH_D_HUB
 
 - The card through huggingface_hub's ModelCard: library_name, license, datasets, and one eval result per
-  number of the run's last evaluation row in RUN/metrics.jsonl (read here with json), value and protocol.
+  number of the run's last evaluation row in RUN/metrics.jsonl (read here with json), value and protocol;
+  its class table equals torchvision's FashionMNIST.classes.
 - config.json equals the model text inside model.safetensors; the copies equal the run's files.
 - hamgan.from_pretrained on the folder, on a Hub cache this script lays out (HF_HUB_OFFLINE=1, by repo id
   and by commit), and torch.hub.load(source="local") give `hamgan sample --float`'s images (SAMPLES_NPZ: x,
@@ -71,7 +72,13 @@ def check_card():
         args = r.metric_args or {}
         check(args.get("protocol") == row["protocol"] and args.get("step") == row["step"],
               f"{key}: protocol or step differ: {args}")
-    check(card.text.count("| T-shirt/top |") == 1, "the class names are not in the card")
+    # The card's Fashion-MNIST names against torchvision's list of the same data set's classes.
+    from torchvision.datasets import FashionMNIST
+
+    table = card.text.split("## Classes", 1)[-1].split("##", 1)[0]
+    names = [line.split("|")[2].strip() for line in table.splitlines() if line.startswith("| ") and
+             line.split("|")[1].strip().isdigit()]
+    check(names == list(FashionMNIST.classes), f"class names {names} != torchvision's {FashionMNIST.classes}")
     print(f"card: {len(numbers)} metrics of step {row['step']} equal metrics.jsonl")
 
 
